@@ -199,10 +199,12 @@ std::string ParquetFooterStorePath(const std::string& state_dir) {
 }
 
 Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
-                                    const std::string& file, uint64_t size) {
+                                    const std::string& file, uint64_t size,
+                                    const std::string& etag) {
   const std::string url = remote.Describe() + "/" + key;
+  const ObjectVersion listed(etag, size);
   auto get = [&](uint64_t offset, uint64_t length) -> Result<std::string> {
-    auto got = remote.GetRangeOnly(key, offset, length);
+    auto got = remote.GetRangeOnlyOfVersion(key, offset, length, listed);
     const std::string range =
         "bytes [" + std::to_string(offset) + ", " + std::to_string(offset + length) + ")";
     if (!got.ok()) return got.status().WithContext(file + ": footer: reading " + range + " of " + url);
@@ -401,7 +403,8 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
       while (std::optional<size_t> j = queue.Claim()) {
         const ListedFile& f = files[order[to_read[*j]]];
         try {
-          queue.Put(*j, ReadParquetTail(remote, key_prefix + f.path, f.path, f.size.value_or(0)));
+          queue.Put(*j, ReadParquetTail(remote, key_prefix + f.path, f.path, f.size.value_or(0),
+                                     f.etag));
         } catch (const std::exception& e) {
           queue.Put(*j, InternalError(f.path + ": footer: " + e.what()));
         }

@@ -96,11 +96,16 @@ class ParquetFooterStore {
 std::string ParquetFooterStorePath(const std::string& state_dir);
 
 // The tail of `key` (a file of `size` bytes, named `file` in errors) by at
-// most two ranged reads of `remote`. Errors name the file, the store URL
-// and the range; a shorter answer than asked is kCorrupt (the file changed
-// since it was listed).
+// most two ranged reads of `remote`, each of the version listed: `size`
+// and `etag` (ListedFile::etag; "" = any) as GetRangeOnlyOfVersion checks
+// them, so a file rewritten since the listing is ObjectSizeChangedError or
+// ObjectVersionChangedError where the store can tell, never a tail of the
+// new bytes taken for the listed file's. Errors name the file, the store
+// URL and the range; a shorter answer than asked is kCorrupt (the file
+// changed since it was listed).
 Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
-                                    const std::string& file, uint64_t size);
+                                    const std::string& file, uint64_t size,
+                                    const std::string& etag);
 
 // The store of `files` (sized, in canonical order; keys are `key_prefix` +
 // path) at `path`: mapped if it was made for `source` over these files, else

@@ -1,27 +1,91 @@
 #include "stores/common/ranged_parts.h"
 
 #include <algorithm>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "base/asio/co_status.h"
 #include "stores/common/part_uploads.h"
 #include "stores/common/store_keys.h"
+#include "stores/http/http_client.h"
 
 namespace sluice {
 namespace {
 
+// kCorrupt: parts `a` and `b` (0-based) of a read of `object` stated other
+// ETags: the object was replaced while it was read; its parts are not joined.
+Status PartsOfTwoVersionsError(const std::string& object, uint64_t a, std::string etag_a,
+                               uint64_t b, std::string etag_b) {
+  if (b < a) {
+    std::swap(a, b);
+    std::swap(etag_a, etag_b);
+  }
+  return CorruptError(object + ": replaced while it was read in parts (part " +
+                      std::to_string(a + 1) + " has ETag " + etag_a + ", part " +
+                      std::to_string(b + 1) + " has ETag " + etag_b + "); its parts not joined");
+}
+
+// The version a read in parts is of: the ETag its first answer stated
+// (ObjectVersion::stated), which each later part asks for (If-Match where
+// the store sends it) and must state. Shared by the parts of one read, on
+// the store's executor; a mutex all the same, as the parts may resume on
+// any of its threads.
+class FirstAnswer {
+ public:
+  // The ETag to ask for: the first answer's, "" until one has come.
+  std::string Etag() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return etag_;
+  }
+  // Ok when `etag`, part `part`'s answer, is the first answer's (which it
+  // becomes when it is the first; an answer without one is taken as any),
+  // else the error naming both parts of `object` and their ETags.
+  Status Agrees(const std::string& object, uint64_t part, const std::string& etag) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (etag.empty()) return Status::Ok();
+    if (etag_.empty()) {
+      etag_ = etag;
+      part_ = part;
+      return Status::Ok();
+    }
+    if (SameEtag(etag_, etag)) return Status::Ok();
+    return PartsOfTwoVersionsError(object, part_, etag_, part, etag);
+  }
+  // The part whose answer was the first to state an ETag (0 if none did).
+  uint64_t part() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return part_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::string etag_;
+  uint64_t part_ = 0;
+};
+
 // One part: bytes [offset, offset + n) of `key` into `into`, their count
 // into `*got`. A range past the object's end (kOutOfRange) leaves 0: the
 // object ended before this part (checked against the parts before it).
+// It asks for the version `version` names, or else the one the first
+// answer stated (`first`); its own answer's ETag goes to `*stated`, and one
+// that is not the first answer's is PartsOfTwoVersionsError (no byte of it
+// told to `arrived`).
 // `arrived` (may be null) is told of the part's bytes, at `at` in the
 // caller's buffer. Plain parameters, not a capturing lambda: each is the
 // frame's own.
 boost::asio::awaitable<Status> ReadPart(Store* store, std::string key, uint64_t offset,
                                         uint64_t n, ObjectVersion version, char* into, uint64_t* got,
-                                        std::string which, ArrivedBytes* arrived, uint64_t at) {
+                                        std::string which, ArrivedBytes* arrived, uint64_t at,
+                                        FirstAnswer* first, uint64_t part, ObjectStated* stated) {
+  if (version.etag.empty()) version.etag = first->Etag();
+  version.stated = stated;
+  const std::string key_copy = key;
   Result<uint64_t> r = co_await store->GetRangeOnlyInto(std::move(key), offset, n,
                                                         std::move(version), into);
   if (r.ok()) {
+    Status same = first->Agrees(JoinKey(store->root(), key_copy), part, stated->etag);
+    if (!same.ok()) co_return same;
     *got = *r;
     // A short part ends the object: its bytes are still the object's.
     if (arrived != nullptr) arrived->Arrived(at, *r);
@@ -60,22 +124,30 @@ boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::
     co_return whole;
   }
   std::vector<uint64_t> got(parts, 0);
+  // What each part's answer stated, and the first answer's ETag, which the
+  // parts sent after it ask for: parts of two versions of an object of the
+  // same size (the index's size checks nothing else) are never joined.
+  std::vector<ObjectStated> stated(parts);
+  FirstAnswer first_answer;
   Store* const s = &store;
   const std::string* const k = &key;
   const ObjectVersion* const e = &version;
   uint64_t* const counts = got.data();
+  ObjectStated* const states = stated.data();
+  FirstAnswer* const fa = &first_answer;
   Status status = co_await ForEachPartConcurrently(
       parts, static_cast<int>(parts),
-      [s, k, e, counts, offset, length, each, parts, into, arrived](uint64_t i) {
+      [s, k, e, counts, states, fa, offset, length, each, parts, into, arrived](uint64_t i) {
         const uint64_t first = i * each;
         const uint64_t n = std::min(each, length - first);
         return ReadPart(s, *k, offset + first, n, *e, into + first, counts + i,
                         "part " + std::to_string(i + 1) + " of " + std::to_string(parts) +
                             ", bytes " + std::to_string(offset + first) + ".." +
                             std::to_string(offset + first + n),
-                        arrived, first);
+                        arrived, first, fa, i, states + i);
       });
   if (!status.ok()) co_return status;
+  if (version.stated != nullptr) *version.stated = stated[first_answer.part()];
   uint64_t total = 0;
   for (uint64_t i = 0; i < parts; ++i) {
     if (total < i * each && got[i] > 0) {

@@ -35,7 +35,13 @@ int RangedPartCount(uint64_t length, uint64_t part_size, int most, int free);
 // shorter), each written at its offset. Returns how many bytes came: a
 // part that comes short ends the object there (the parts after it hold
 // nothing: a 416 for them is no error), and a part after it with bytes is
-// kCorrupt (the object changed while it was read). A part's error is the
+// kCorrupt (the object changed while it was read). The parts are of one
+// version: a part without `version.etag` sent after an answer has come asks
+// for the ETag that answer stated (ObjectVersion::stated), and a part whose
+// answer states another ETag than the first answer's is kCorrupt naming
+// both parts and ETags, its bytes not told to `arrived` (an answer with no
+// ETag is taken as any: such a server cannot tell). `version.stated`, if
+// set, gets the first answer's statement. A part's error is the
 // store's (naming the object) with the part's byte range; after the first
 // error no part starts, and those in flight are awaited.
 // `arrived` (may be null; must outlive the call): told of each part's bytes

@@ -756,14 +756,14 @@ TEST(ParquetFooterStore, AStoreWrittenAsItsTailsComeIsTheStoreOfAllTailsAtOnce) 
     const std::string name = "d" + std::to_string(i % 7) + "/f" + std::to_string(2500 - i) + ".parquet";
     std::filesystem::create_directories(std::filesystem::path(remote_dir.path()) / ("d" + std::to_string(i % 7)));
     ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name), bytes).ok());
-    files.push_back({name, bytes.size(), i % 3 == 0 ? "e" + std::to_string(i) : ""});
+    files.push_back({name, bytes.size(), i % 3 == 0 ? TagOf(remote_dir.path(), name) : ""});
   }
   auto remote = OpenRemoteSource(remote_dir.path(), StoreOptions{});
   ASSERT_TRUE(remote.ok()) << remote.status().message();
   auto expected = [&](const std::vector<ListedFile>& listed) {
     std::vector<std::string> tails;
     for (const ListedFile& f : listed) {
-      auto tail = ReadParquetTail(**remote, f.path, f.path, *f.size);
+      auto tail = ReadParquetTail(**remote, f.path, f.path, *f.size, f.etag);
       EXPECT_TRUE(tail.ok()) << tail.status().message();
       tails.push_back(tail.ok() ? *tail : "");
     }
@@ -779,8 +779,8 @@ TEST(ParquetFooterStore, AStoreWrittenAsItsTailsComeIsTheStoreOfAllTailsAtOnce) 
   // Another listing: a file fewer, one more; the kept tails come from the
   // old store's mapping, the others are read.
   files.erase(files.begin() + 10);
-  files.push_back({"z.parquet", fixtures[0].size(), "ez"});
   ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), "z.parquet"), fixtures[0]).ok());
+  files.push_back({"z.parquet", fixtures[0].size(), TagOf(remote_dir.path(), "z.parquet")});
   made = LoadOrMakeParquetFooterStore(path, state.path(), "src", files, "", **remote,
                                       std::chrono::seconds(5));
   ASSERT_TRUE(made.ok()) << made.status().message();
@@ -808,7 +808,11 @@ TEST(ParquetFooterStore, MadeAnewItReadsOnlyTheFilesWhoseEtagIsNewOrUnknown) {
     return LoadOrMakeParquetFooterStore(path, state.path(), "src", files, "", **remote,
                                         std::chrono::seconds(5));
   };
-  auto first = load({{"a.parquet", size, "e1"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
+  // Each file listed with its tag as a folder's listing gives it (the tail
+  // reads compare it): a rewritten file has a new one.
+  auto tag = [&](const char* name) { return TagOf(remote_dir.path(), name); };
+  const std::string a1 = tag("a.parquet"), b1 = tag("b.parquet");
+  auto first = load({{"a.parquet", size, a1}, {"b.parquet", size, b1}, {"c.parquet", size}});
   ASSERT_TRUE(first.ok()) << first.status().message();
   auto listed = [](const Result<ParquetFooterStore>& store, std::string_view path) {
     auto f = store->Find(path);
@@ -819,7 +823,7 @@ TEST(ParquetFooterStore, MadeAnewItReadsOnlyTheFilesWhoseEtagIsNewOrUnknown) {
     auto f = store->Find(path);
     return f.ok() ? std::string(f->tail) : std::string("?");
   };
-  EXPECT_EQ(listed(first, "a.parquet"), std::make_pair(size, std::string("e1")));
+  EXPECT_EQ(listed(first, "a.parquet"), std::make_pair(size, a1));
   EXPECT_EQ(listed(first, "c.parquet"), std::make_pair(size, std::string()));
   // Every file's bytes now something else of the same size: a tail read
   // again is not the fixture's.
@@ -827,7 +831,7 @@ TEST(ParquetFooterStore, MadeAnewItReadsOnlyTheFilesWhoseEtagIsNewOrUnknown) {
   for (const char* name : {"a.parquet", "b.parquet", "c.parquet"}) {
     ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name), other).ok());
   }
-  auto second = load({{"a.parquet", size, "e2"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
+  auto second = load({{"a.parquet", size, tag("a.parquet")}, {"b.parquet", size, b1}, {"c.parquet", size}});
   ASSERT_FALSE(second.ok());
   // a (new etag) is read first and named; b is not read at all (see below).
   EXPECT_EQ(second.status().code(), StatusCode::kCorrupt) << second.status().message();
@@ -838,15 +842,18 @@ TEST(ParquetFooterStore, MadeAnewItReadsOnlyTheFilesWhoseEtagIsNewOrUnknown) {
   }
   // b keeps its etag: its tail comes from the old store, though its bytes
   // on the remote are no Parquet file any more.
-  auto third = load({{"a.parquet", size, "e2"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
+  const std::string a3 = tag("a.parquet");
+  auto third = load({{"a.parquet", size, a3}, {"b.parquet", size, b1}, {"c.parquet", size}});
   ASSERT_TRUE(third.ok()) << third.status().message();
   EXPECT_EQ(tail_of(third, "b.parquet"), tail_of(first, "b.parquet"));
   EXPECT_EQ(tail_of(third, "b.parquet"), fixture->substr(size - tail_of(first, "b.parquet").size()));
-  EXPECT_EQ(listed(third, "a.parquet"), std::make_pair(size, std::string("e2")));
+  EXPECT_EQ(listed(third, "a.parquet"), std::make_pair(size, a3));
   // c's etag is unknown: read again whenever the store is made anew (here
   // for a's new etag), so a c that is no Parquet file any more fails.
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), "a.parquet"), *fixture).ok());
+  ASSERT_NE(tag("a.parquet"), a3);
   ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), "c.parquet"), other).ok());
-  auto fourth = load({{"a.parquet", size, "e3"}, {"b.parquet", size, "e1"}, {"c.parquet", size}});
+  auto fourth = load({{"a.parquet", size, tag("a.parquet")}, {"b.parquet", size, b1}, {"c.parquet", size}});
   ASSERT_FALSE(fourth.ok());
   EXPECT_NE(fourth.status().message().find("c.parquet"), std::string::npos)
       << fourth.status().message();
@@ -1636,6 +1643,97 @@ TEST(ParquetStream, AFileGrownOnAWebServerIsNamedAtFetch) {
   }
   EXPECT_EQ(reads(), 1);
   EXPECT_TRUE((*ds)->Get(0, &f).ok());  // the other file is whole
+}
+
+// The footers' store made from a listing of the fixture that no longer
+// holds: the error of reading `path`'s tail (kCorrupt), or Ok.
+Status FooterStoreOfStaleListing(const std::string& remote_url, const std::string& path,
+                                 uint64_t size, const std::string& etag) {
+  ScratchDir state;
+  auto remote = OpenRemoteSource(remote_url, StoreOptions{});
+  if (!remote.ok()) return remote.status();
+  std::vector<ListedFile> files = {{path, size, etag}};
+  return LoadOrMakeParquetFooterStore(ParquetFooterStorePath(state.path()), state.path(), "src",
+                                      files, "", **remote, std::chrono::seconds(5))
+      .status();
+}
+
+// A file grown in place (its tag kept) between the listing and its
+// footer's read: the tail read asks for the listed size, so the store is
+// not made and the error names the file, the range and both sizes. Before
+// the tail read passed the size, the old footer, still where the listing
+// put it, was read as the file's.
+TEST(ParquetFooterVersion, AFileGrownSinceTheListingIsNamedAtItsFooterRead) {
+  ScratchDir remote_dir;
+  const std::string c = JoinPath(remote_dir.path(), "c.parquet");
+  ASSERT_TRUE(fs::copy_file(kFixture, c));
+  const uint64_t listed = fs::file_size(c);
+  const std::string tag = TagOf(remote_dir.path(), "c.parquet");
+  ASSERT_NO_FATAL_FAILURE(GrowKeepingItsTag(c, std::string(100, 'x')));
+  const parquet::ByteRange tail = parquet::FooterTailRange(listed);
+  Status got = FooterStoreOfStaleListing(remote_dir.path(), "c.parquet", listed, tag);
+  EXPECT_EQ(got.code(), StatusCode::kCorrupt) << got.message();
+  EXPECT_EQ(got.message(), "c.parquet: footer: reading bytes [" + std::to_string(tail.offset) +
+                               ", " + std::to_string(tail.offset + tail.size) + ") of " + c +
+                               ": " + c + ": the object is " + std::to_string(listed + 100) +
+                               " bytes, index.json says " + std::to_string(listed) +
+                               " (the remote changed since it was indexed?)");
+}
+
+// A file rewritten at the same size between the listing and its footer's
+// read: its tag (inode, mtime) is not the listed one, so its tail is not
+// read. Before the tail read passed the etag, the new file's footer was
+// stored as the listed file's.
+TEST(ParquetFooterVersion, AFileRewrittenSinceTheListingIsNamedByItsTagAtItsFooterRead) {
+  ScratchDir remote_dir;
+  const std::string c = JoinPath(remote_dir.path(), "c.parquet");
+  ASSERT_TRUE(fs::copy_file(kFixture, c));
+  const uint64_t listed = fs::file_size(c);
+  const std::string tag = TagOf(remote_dir.path(), "c.parquet");
+  auto bytes = ReadFile(kFixture);
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_TRUE(WriteFileAtomic(c, *bytes).ok());  // the same bytes, a new inode
+  const std::string now = TagOf(remote_dir.path(), "c.parquet");
+  ASSERT_NE(now, tag);
+  const parquet::ByteRange tail = parquet::FooterTailRange(listed);
+  const std::string range = std::to_string(tail.offset) + ".." + std::to_string(tail.offset + tail.size);
+  Status got = FooterStoreOfStaleListing(remote_dir.path(), "c.parquet", listed, tag);
+  EXPECT_EQ(got.code(), StatusCode::kCorrupt) << got.message();
+  EXPECT_EQ(got.message(), "c.parquet: footer: reading bytes [" + std::to_string(tail.offset) +
+                               ", " + std::to_string(tail.offset + tail.size) + ") of " + c +
+                               ": " + c + ": changed since it was listed (ETag " + now +
+                               ", listed " + tag + "); bytes " + range + " not read");
+}
+
+// The same over nginx (no ETag listed): the file grown between the HEAD
+// that sized it and its footer's read is named with its URL and both sizes
+// (nginx's Content-Range total), after one GET.
+TEST(ParquetFooterVersion, AFileGrownOnAWebServerIsNamedAtItsFooterRead) {
+  ScratchDir scratch;
+  auto nginx = StartNginxIn(scratch);
+  if (nginx == nullptr) GTEST_SKIP() << "nginx did not start";
+  const fs::path root = fs::path(nginx->www()) / "table";
+  fs::create_directories(root);
+  const std::string c = (root / "c.parquet").string();
+  ASSERT_TRUE(fs::copy_file(kFixture, c));
+  const uint64_t listed = fs::file_size(c);
+  ASSERT_NO_FATAL_FAILURE(Grow(c, "0123456789"));
+  testing::ScopedEnv env(testing::CleanStoreEnv());
+  const std::string url = "http://127.0.0.1:" + std::to_string(nginx->http_port()) + "/table";
+  const parquet::ByteRange tail = parquet::FooterTailRange(listed);
+  Status got = FooterStoreOfStaleListing(url, "c.parquet", listed, "");
+  EXPECT_EQ(got.code(), StatusCode::kCorrupt) << got.message();
+  EXPECT_EQ(got.message(), "c.parquet: footer: reading bytes [" + std::to_string(tail.offset) +
+                               ", " + std::to_string(tail.offset + tail.size) + ") of " + url +
+                               "/c.parquet: " + url + "/c.parquet: GET " + url +
+                               "/c.parquet: the object is " + std::to_string(listed + 10) +
+                               " bytes, index.json says " + std::to_string(listed) +
+                               " (the remote changed since it was indexed?)");
+  auto gets = [&] { return NginxRequests(*nginx)["GET /table/c.parquet"]; };
+  for (int tries = 0; tries < 400 && gets() < 1; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(gets(), 1);
 }
 
 // Two nodes of two ranks over a web server (nginx, a manifest: no listing),

@@ -4,6 +4,8 @@
 // and what a shorter or longer object comes to.
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "stores/common/ranged_parts.h"
 #include "stores/http/http_client.h"
 #include "stores/store.h"
+#include "tests/stores/common/fake_http_server.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/fault_proxy.h"
 #include "tests/stores/http/test_servers.h"
@@ -23,6 +26,8 @@ namespace sluice {
 namespace {
 
 using testing::CleanStoreEnv;
+using testing::FakeRequest;
+using testing::FakeResponse;
 using testing::Fault;
 using testing::FaultProxy;
 using testing::PatternBytes;
@@ -306,6 +311,57 @@ TEST_F(RangedPartsTest, PartsThatCoverTheRangeInFewerAreFewer) {
   EXPECT_EQ(room, "ABCDE........");
   EXPECT_EQ(LoggedRanges(*nginx_, "/ds/tiny.mds", 3),
             (std::vector<std::string>{"bytes=0-1", "bytes=2-3", "bytes=4-4"}));
+}
+
+
+// An object of 9 bytes replaced at the same size while it is read in two
+// parts (a fake web server, named as such: nginx cannot be told to answer
+// two requests from two versions): both GETs are held until both have come,
+// so neither was sent after an answer (no If-Match), then the first part is
+// answered from version "v1" and the second from "v2". The read fails
+// naming both parts and ETags, with no retry.
+// Before the parts compared the ETags their answers stated, the two
+// versions' bytes were joined as one object.
+TEST(RangedPartsVersionTest, PartsOfTwoVersionsOfASameSizeObjectAreNotJoined) {
+  const std::string v1 = "AAAAABBBB", v2 = "CCCCCDDDD";
+  std::mutex mu;
+  std::condition_variable both;
+  std::vector<std::string> asked;
+  testing::FakeHttpServer server([&](const FakeRequest& r) -> FakeResponse {
+    std::unique_lock<std::mutex> lock(mu);
+    asked.push_back(r.method + " " + r.target + " " + r.Header("range") +
+                    (r.Header("if-match").empty() ? "" : " If-Match " + r.Header("if-match")));
+    both.notify_all();
+    both.wait_for(lock, std::chrono::seconds(20), [&] { return asked.size() >= 2; });
+    const std::string range = r.Header("range");  // bytes=<first>-<last>
+    const uint64_t first = std::stoull(range.substr(6));
+    const uint64_t last = std::min<uint64_t>(std::stoull(range.substr(range.find('-') + 1)), 8);
+    const bool old = first == 0;
+    return {206,
+            {{"Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/9"},
+             {"ETag", old ? "\"v1\"" : "\"v2\""}},
+            (old ? v1 : v2).substr(first, last - first + 1)};
+  });
+  ScopedEnv env(CleanStoreEnv());
+  EventLoop loop;
+  StoreOptions options;
+  options.concurrency = 4;
+  options.local_concurrency = 0;
+  options.download_retry = 2;
+  auto store = OpenStore(server.url() + "/ds/", loop.executor(), options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_EQ((*store)->ClaimRangedParts(10, 5).parts, 2);
+  std::string room(10, '.');
+  auto n = loop.Run(GetRangeInPartsInto(**store, "obj", 0, 10, room.data(), 5,
+                                        ObjectVersion("", 9)));
+  ASSERT_FALSE(n.ok()) << room;
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(n.status().message(), server.url() + "/ds/obj: replaced while it was read in parts "
+                                  "(part 1 has ETag \"v1\", part 2 has ETag \"v2\"); its "
+                                  "parts not joined");
+  std::lock_guard<std::mutex> lock(mu);
+  std::sort(asked.begin(), asked.end());
+  EXPECT_EQ(asked, (std::vector<std::string>{"GET /ds/obj bytes=0-4", "GET /ds/obj bytes=5-9"}));
 }
 
 }  // namespace
