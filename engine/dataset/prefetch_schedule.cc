@@ -93,7 +93,10 @@ size_t PrefetchSchedule::RunEnd(size_t q, size_t limit, size_t shard) const {
 }
 
 void PrefetchSchedule::DropPassedParts() {
-  while (parts_.size() > 1 && parts_.front().begin + parts_.front().shard_of.size() <= consumer_) {
+  // Passed by the scan as well: a consumer served from a download in flight
+  // runs ahead of the scan, which still walks the positions it passed.
+  const size_t passed = std::min(consumer_, scan_);
+  while (parts_.size() > 1 && parts_.front().begin + parts_.front().shard_of.size() <= passed) {
     parts_.pop_front();
   }
 }
