@@ -28,7 +28,15 @@ std::string Status::ToString() const {
 
 Status Status::WithContext(std::string_view context) const {
   if (ok()) return *this;
-  return Status(code_, std::string(context) + ": " + message_, os_error_);
+  Status out(code_, std::string(context) + ": " + message_, os_error_);
+  out.mark_ = mark_;
+  return out;
+}
+
+Status Status::WithMark(StatusMark mark) const {
+  Status out = *this;
+  if (!ok()) out.mark_ = mark;
+  return out;
 }
 
 Status InvalidArgumentError(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }

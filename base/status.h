@@ -32,6 +32,15 @@ enum class StatusCode : int {
   kInternal = 12,        // a bug in Sluice
 };
 
+// What a caller may have to tell apart beyond the code, without reading the
+// message: a fact about the failure's cause that survives WithContext.
+enum class StatusMark : unsigned char {
+  kNone = 0,
+  // The object or file is not the one its index or listing described (another
+  // size or version): downloading it again cannot heal it.
+  kSourceChanged = 1,
+};
+
 // Short lower-case name of a code, e.g. "corrupt". Never null; static storage.
 const char* StatusCodeName(StatusCode code);
 
@@ -53,6 +62,10 @@ class [[nodiscard]] Status {
   // WithContext; 0 for every other status. Lets a caller tell EEXIST or
   // ELOOP from other failures without reading the message.
   int os_error() const { return os_error_; }
+  StatusMark mark() const { return mark_; }
+
+  // Returns a copy carrying `mark` (OK stays OK, unmarked).
+  Status WithMark(StatusMark mark) const;
 
   // "corrupt: shard.00003.mds: offset 812 past end of file (size 640)".
   std::string ToString() const;
@@ -64,6 +77,7 @@ class [[nodiscard]] Status {
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
   int os_error_ = 0;
+  StatusMark mark_ = StatusMark::kNone;
 };
 
 Status InvalidArgumentError(std::string message);

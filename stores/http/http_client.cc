@@ -265,33 +265,25 @@ class HttpClient::Impl {
   int claimed_ = 0;  // connections promised to claims still held (claims_mu_)
 };
 
-namespace {
-// How the two errors end: context is only ever put in front of a message
-// (Status::WithContext), so their ends tell them (IsObjectChangedError).
-constexpr std::string_view kSizeChangedEnd = " (the remote changed since it was indexed?)";
-constexpr std::string_view kVersionChangedMark = ": changed since it was listed (ETag ";
-constexpr std::string_view kVersionChangedEnd = " not read";
-}  // namespace
-
 Status ObjectSizeChangedError(std::string_view object, uint64_t stated, uint64_t expected,
                               bool at_least) {
   return CorruptError(std::string(object) + ": the object is " + (at_least ? "at least " : "") +
                       std::to_string(stated) + " bytes, index.json says " +
-                      std::to_string(expected) + std::string(kSizeChangedEnd));
+                      std::to_string(expected) + " (the remote changed since it was indexed?)")
+      .WithMark(StatusMark::kSourceChanged);
 }
 
 Status ObjectVersionChangedError(std::string_view object, std::string_view listed,
                                  std::string_view now, uint64_t offset, uint64_t length) {
-  return CorruptError(std::string(object) + std::string(kVersionChangedMark) + std::string(now) +
-                      ", listed " + std::string(listed) + "); bytes " + std::to_string(offset) +
-                      ".." + std::to_string(offset + length) + std::string(kVersionChangedEnd));
+  return CorruptError(std::string(object) + ": changed since it was listed (ETag " +
+                      std::string(now) + ", listed " + std::string(listed) + "); bytes " +
+                      std::to_string(offset) + ".." + std::to_string(offset + length) +
+                      " not read")
+      .WithMark(StatusMark::kSourceChanged);
 }
 
 bool IsObjectChangedError(const Status& s) {
-  if (!IsCorrupt(s)) return false;
-  const std::string_view m = s.message();
-  return m.ends_with(kSizeChangedEnd) ||
-         (m.ends_with(kVersionChangedEnd) && m.find(kVersionChangedMark) != std::string_view::npos);
+  return IsCorrupt(s) && s.mark() == StatusMark::kSourceChanged;
 }
 
 bool SameEtag(std::string_view a, std::string_view b) {

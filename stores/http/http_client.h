@@ -134,8 +134,8 @@ Status ObjectSizeChangedError(std::string_view object, uint64_t stated, uint64_t
 Status ObjectVersionChangedError(std::string_view object, std::string_view listed,
                                  std::string_view now, uint64_t offset, uint64_t length);
 
-// Whether `s` is ObjectSizeChangedError or ObjectVersionChangedError, with
-// or without context in front: a store's word that the object is not the
+// Whether `s` is ObjectSizeChangedError or ObjectVersionChangedError (their
+// StatusMark::kSourceChanged, kept through WithContext): a store's word that the object is not the
 // one the index describes, which every further attempt reads again (the
 // retry rules of a shard's download ask it: engine/dataset/stream_shards.cc
 // DownloadMayHeal).

@@ -33,6 +33,17 @@ TEST(StatusTest, OkAndErrorText) {
   EXPECT_TRUE(Status::Ok().WithContext("x").ok());
 }
 
+TEST(StatusTest, AMarkSurvivesContextAndNeverMarksOk) {
+  Status s = CorruptError("x: the object is 9 bytes").WithMark(StatusMark::kSourceChanged);
+  EXPECT_EQ(s.mark(), StatusMark::kSourceChanged);
+  EXPECT_EQ(s.WithContext("shard 3").mark(), StatusMark::kSourceChanged);
+  EXPECT_EQ(s.WithContext("shard 3").ToString(), "corrupt: shard 3: x: the object is 9 bytes");
+  EXPECT_EQ(CorruptError("x").mark(), StatusMark::kNone);
+  EXPECT_EQ(Status::Ok().WithMark(StatusMark::kSourceChanged).mark(), StatusMark::kNone);
+  Status errno_kept = Status(StatusCode::kIoError, "open", 2).WithMark(StatusMark::kSourceChanged);
+  EXPECT_EQ(errno_kept.WithContext("f").os_error(), 2);
+}
+
 TEST(StatusTest, ResultPropagation) {
   EXPECT_EQ(*Quarter(12), 3);
   Result<int> r = Quarter(6);
