@@ -95,13 +95,19 @@ if len(sys.argv) > 7:
     sys.path.insert(0, sys.argv[8])
     from mosaic_stubs import import_streaming
     Dataset = import_streaming(sys.argv[7])[0].StreamingDataset
+    given = {}
 else:
     import sluice
+    keys = json.loads(sys.argv[6])
+    # single_pass is an argument: the dataset gives every stream its own
+    # (False unless asked), which an engine key of the dataset's would not
+    # override.
+    given = {'single_pass': keys.pop('single_pass')} if 'single_pass' in keys else {}
     class Dataset(sluice.StreamingDataset):
-        _engine_keys = json.loads(sys.argv[6])
+        _engine_keys = keys
 c0, t0 = cpu_seconds(), time.perf_counter()
 ds = Dataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1',
-             batch_size=16, shuffle_seed=17)
+             batch_size=16, shuffle_seed=17, **given)
 if int(sys.argv[5]) > 0:
     ds.load_state_dict({'epoch': 0, 'sample_in_epoch': int(sys.argv[5]),
                         'num_canonical_nodes': 64, 'shuffle_seed': 17,

@@ -288,7 +288,12 @@ class Bench:
                 first, whole, cpu, cached, n = cold_first_sample.child_time(
                     remote, shuffle, self.work, epoch=True, env=env,
                     engine_keys=dict(keys) or None)
-                self.check_epoch(rows[1], 'sluice', cached, nbytes, n, w)
+                if dict(keys).get('single_pass'):
+                    # Nothing kept: CPU per GB is over the dataset's bytes.
+                    self.check_single_pass(rows[1], cached, nbytes, n, w)
+                    cached = nbytes
+                else:
+                    self.check_epoch(rows[1], 'sluice', cached, nbytes, n, w)
                 for column, (first_s, whole_s, cpu_gb) in cells + [
                         ('sluice', (first, whole, cold_epoch.cpu_per_gb(cpu, cached)))]:
                     self.table.add(rows[0], column, first_s, 's')
@@ -320,6 +325,14 @@ class Bench:
         if n != self.samples(w):
             raise RuntimeError(f'{row}, {column}: read {n} samples, expected {self.samples(w)}')
         self.check_cached(row, column, cached, nbytes)
+
+    def check_single_pass(self, row, cached, nbytes, n, w):
+        """A single pass read each sample and wrote no shard (its cache
+        folder holds at most the index)."""
+        if n != self.samples(w):
+            raise RuntimeError(f'{row}, sluice: read {n} samples, expected {self.samples(w)}')
+        if cached >= min(nbytes, 1 << 20):
+            raise RuntimeError(f'{row}, sluice: a single pass left {cached} B in its cache folder')
 
     def check_cached(self, row, column, cached, nbytes):
         """CPU per GB divides by the bytes in the cache after the epoch: they

@@ -43,6 +43,16 @@ def test_a_cold_epoch_reading_another_count_is_an_error():
         bench.check_epoch('cold HTTP, B, epoch', 'sluice', 100, 100, 7999, 'B')
 
 
+def test_a_single_pass_must_read_every_sample_and_keep_no_shard():
+    bench = speed_table.Bench(argparse.Namespace(work=None), ['B'])
+    bench.check_single_pass('cold HTTP, B, epoch', 9657, 2_097_295_897, 8000, 'B')
+    with pytest.raises(RuntimeError, match=r'^cold HTTP, B, epoch, sluice: a single pass left '
+                       r'2097295897 B in its cache folder$'):
+        bench.check_single_pass('cold HTTP, B, epoch', 2_097_295_897, 2_097_295_897, 8000, 'B')
+    with pytest.raises(RuntimeError, match=r'read 7999 samples, expected 8000$'):
+        bench.check_single_pass('cold HTTP, B, epoch', 0, 2_097_295_897, 7999, 'B')
+
+
 def test_each_sluice_keys_option_is_a_variant_named_in_its_rows():
     args = argparse.Namespace(work=None, sluice_keys=['{"serve_in_flight": false}',
                                            '{"serve_in_flight": true, "fetch_concurrency": 8}'])
