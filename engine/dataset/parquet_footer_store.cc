@@ -165,6 +165,14 @@ Result<FooterStoreFile> ParquetFooterStore::Find(std::string_view path) const {
   return FileAt(lo);
 }
 
+Result<FooterStoreFile> ParquetFooterStore::Find(std::string_view path, size_t hint) const {
+  if (hint < count_) {
+    auto at = PathAt(hint);
+    if (at.ok() && *at == path) return FileAt(hint);
+  }
+  return Find(path);
+}
+
 Result<FooterStoreFile> ParquetFooterStore::FileAt(size_t i) const {
   SLUICE_ASSIGN_OR_RETURN(std::string_view path, PathAt(i));
   const auto r = LoadAt<StoreRecord>(records_, i * sizeof(StoreRecord));
@@ -201,19 +209,18 @@ std::string ParquetFooterStorePath(const std::string& state_dir) {
 Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
                                     const std::string& file, uint64_t size,
                                     const std::string& etag) {
-  const std::string url = remote.Describe() + "/" + key;
   const ObjectVersion listed(etag, size);
   auto get = [&](uint64_t offset, uint64_t length) -> Result<std::string> {
     auto got = remote.GetRangeOnlyOfVersion(key, offset, length, listed);
+    if (got.ok() && got->size() == length) return got;
+    // The error's words, made only for an error (a million reads pass).
+    const std::string url = remote.Describe() + "/" + key;
     const std::string range =
         "bytes [" + std::to_string(offset) + ", " + std::to_string(offset + length) + ")";
     if (!got.ok()) return got.status().WithContext(file + ": footer: reading " + range + " of " + url);
-    if (got->size() != length) {
-      return CorruptError(file + ": footer: " + url + " answered " + std::to_string(got->size()) +
-                          " bytes for " + range + " (listed with " + std::to_string(size) +
-                          " bytes: the file changed since it was listed?)");
-    }
-    return got;
+    return CorruptError(file + ": footer: " + url + " answered " + std::to_string(got->size()) +
+                        " bytes for " + range + " (listed with " + std::to_string(size) +
+                        " bytes: the file changed since it was listed?)");
   };
   const parquet::ByteRange first = parquet::FooterTailRange(size);
   SLUICE_ASSIGN_OR_RETURN(std::string tail, get(first.offset, first.size));
@@ -236,8 +243,12 @@ class StoreFront {
              const std::vector<ListedFile>& files)
       : order_(files.size()), records_(files.size()) {
     for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
-    std::sort(order_.begin(), order_.end(),
-              [&](size_t a, size_t b) { return files[a].path < files[b].path; });
+    const auto by_path = [&](size_t a, size_t b) { return files[a].path < files[b].path; };
+    // A listing comes sorted by path (the stores' List): its order is the
+    // sort's, as paths in strict order have only that one.
+    bool sorted = true;
+    for (size_t i = 1; i < files.size() && sorted; ++i) sorted = by_path(i - 1, i);
+    if (!sorted) std::sort(order_.begin(), order_.end(), by_path);
     text_ = std::string(source) + std::string(fingerprint);
     for (size_t k = 0; k < order_.size(); ++k) {
       const ListedFile& f = files[order_[k]];

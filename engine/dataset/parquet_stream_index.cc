@@ -160,8 +160,11 @@ Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
                                    prefix, remote, wait_timeout, env));
   const std::string where = remote.Describe() + "/" + prefix;
   const std::string column_set = ColumnSetTag(columns);
-  auto pieces = [&](const ListedFile& f, parquet::FileFooter& footer) -> Result<FilePieces> {
-    auto held = store.Find(f.path);
+  // The store's records are in path order, as a listing is: file i's
+  // record is the i-th when no file was left out or reordered.
+  auto pieces = [&](const ListedFile& f, size_t i,
+                    parquet::FileFooter& footer) -> Result<FilePieces> {
+    auto held = store.Find(f.path, i);
     if (!held.ok() && held.status().code() == StatusCode::kNotFound) {
       return CorruptError(held.status().message());
     }
@@ -176,7 +179,7 @@ Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
       parquet::FileFooter footer;  // a claim's files decoded into one
       for (size_t j = begin; j < end; ++j) {
         try {
-          round[j] = pieces(files[start + j], footer);
+          round[j] = pieces(files[start + j], start + j, footer);
         } catch (const std::exception& e) {
           round[j] = InternalError(files[start + j].path + ": footer: " + e.what());
         }

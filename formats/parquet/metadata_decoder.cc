@@ -55,8 +55,10 @@ class D : public ThriftCompactDecoder {
   template <typename V>
   auto ChargeList(std::vector<V>* v) {
     return [this, v](uint32_t count) -> Status {
-      SLUICE_RETURN_IF_ERROR(Charge(uint64_t{count} * sizeof(V),
-                                    "a list of " + std::to_string(count) + " elements: "));
+      const uint64_t bytes = uint64_t{count} * sizeof(V);
+      // The error's words made only for the error: most lists fit.
+      if (!Fits(bytes)) return Charge(bytes, "a list of " + std::to_string(count) + " elements: ");
+      left_ -= bytes;
       v->reserve(v->size() + count);
       return Status::Ok();
     };

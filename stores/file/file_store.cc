@@ -104,6 +104,35 @@ Status Walk(Env* env, const FsPath& at, const std::string& dir, const std::strin
   return Status::Ok();
 }
 
+// The store's ranged read of the file at `path`. `version.etag`
+// (LocalFileTag; "" = any version): the file's tag must be it.
+Result<std::string> ReadLocalRange(const std::string& path, uint64_t offset, uint64_t length,
+                                   const ObjectVersion& version, Env* env) {
+  const std::string& etag = version.etag;
+  SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env->Open(path, OpenMode::kRead));
+  SLUICE_ASSIGN_OR_RETURN(struct stat st, env->StatOpen(fd.get(), path));
+  if (!S_ISREG(st.st_mode)) return NotFoundError(path + " is not a regular file");
+  const std::string tag = !etag.empty() || version.stated != nullptr ? LocalFileTag(st) : "";
+  if (!etag.empty() && tag != etag) {
+    return ObjectVersionChangedError(path, etag, tag, offset, length);
+  }
+  uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (version.size > 0 && size != version.size) {
+    return ObjectSizeChangedError(path, size, version.size);
+  }
+  if (offset > size) {
+    return OutOfRangeError("range at offset " + std::to_string(offset) + " past the end of " +
+                           path + " (size " + std::to_string(size) + ")");
+  }
+  uint64_t n = std::min(length, size - offset);
+  std::string out(n, '\0');
+  // A file that shrank meanwhile is read to its new end.
+  SLUICE_ASSIGN_OR_RETURN(size_t done, env->PReadFull(fd.get(), path, out.data(), n, offset));
+  out.resize(done);
+  if (version.stated != nullptr) *version.stated = ObjectStated{size, tag};
+  return out;
+}
+
 class FileStore final : public Store {
  public:
   FileStore(std::string url, std::string root, Env* env)
@@ -188,33 +217,10 @@ class FileStore final : public Store {
     return ObjectInfo{key, static_cast<uint64_t>(st.st_size), LocalFileTag(st)};
   }
 
-  // `etag` (LocalFileTag; "" = any version): the file's tag must be it.
   Result<std::string> ReadRange(const std::string& key, uint64_t offset, uint64_t length,
                                 const ObjectVersion& version = {}) const {
-    const std::string& etag = version.etag;
     SLUICE_RETURN_IF_ERROR(ValidateKey(key, url_));
-    std::string path = PathOf(key);
-    SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env_->Open(path, OpenMode::kRead));
-    SLUICE_ASSIGN_OR_RETURN(struct stat st, env_->StatOpen(fd.get(), path));
-    if (!S_ISREG(st.st_mode)) return NotFoundError(path + " is not a regular file");
-    if (!etag.empty() && LocalFileTag(st) != etag) {
-      return ObjectVersionChangedError(path, etag, LocalFileTag(st), offset, length);
-    }
-    uint64_t size = static_cast<uint64_t>(st.st_size);
-    if (version.size > 0 && size != version.size) {
-      return ObjectSizeChangedError(path, size, version.size);
-    }
-    if (offset > size) {
-      return OutOfRangeError("range at offset " + std::to_string(offset) + " past the end of " +
-                             path + " (size " + std::to_string(size) + ")");
-    }
-    uint64_t n = std::min(length, size - offset);
-    std::string out(n, '\0');
-    // A file that shrank meanwhile is read to its new end.
-    SLUICE_ASSIGN_OR_RETURN(size_t done, env_->PReadFull(fd.get(), path, out.data(), n, offset));
-    out.resize(done);
-    if (version.stated != nullptr) *version.stated = ObjectStated{size, LocalFileTag(st)};
-    return out;
+    return ReadLocalRange(PathOf(key), offset, length, version, env_);
   }
 
   std::string url_;
@@ -259,6 +265,15 @@ std::string LocalFileTag(const struct stat& st) {
   const uint64_t ns = static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000u +
                       static_cast<uint64_t>(st.st_mtim.tv_nsec);
   return std::to_string(static_cast<uint64_t>(st.st_ino)) + "-" + std::to_string(ns);
+}
+
+Result<std::string> ReadFileStoreRange(std::string_view url, const std::string& key,
+                                       uint64_t offset, uint64_t length,
+                                       const ObjectVersion& version, Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(std::string root, FileUrlToPath(url));
+  SLUICE_RETURN_IF_ERROR(ValidateKey(key, url));
+  return ReadLocalRange(JoinPath(root, key), offset, length, version,
+                        env != nullptr ? env : Env::Default());
 }
 
 Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url, Env* env) {

@@ -42,4 +42,13 @@ Result<std::string> FileUrlToPath(std::string_view url);
 // granularity, in place, is the one change it can miss. Pure.
 std::string LocalFileTag(const struct stat& st);
 
+// What OpenFileStore(url)'s GetRangeOnlyOfVersion(key, offset, length,
+// version) answers, read on the calling thread with no store or event loop
+// made: the same checks (key, version, size) and errors. For a caller that
+// reads many small ranges of a local folder one at a time (a million
+// Parquet footers), where each store and loop made cost more than the read.
+Result<std::string> ReadFileStoreRange(std::string_view url, const std::string& key,
+                                       uint64_t offset, uint64_t length,
+                                       const ObjectVersion& version, Env* env = Env::Default());
+
 }  // namespace sluice

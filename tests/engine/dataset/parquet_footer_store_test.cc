@@ -44,6 +44,50 @@ TEST(ParquetFooterStoreLayout, EveryFileIsFoundByPathWithItsSizeEtagAndTail) {
   }
 }
 
+// Find with a hint (the index's: a file's position in its listing) gives
+// Find's answer whatever the hint: the record there when its path is the
+// one asked for, else the search's (another file's record, past the end,
+// a path the store does not hold).
+TEST(ParquetFooterStoreLayout, FindWithAnyHintIsFindsAnswer) {
+  auto store = ParquetFooterStore::FromBytes(
+      SerializeParquetFooterStore("s3://b/t", "fp", kStoreFiles, kStoreTails), "store");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  const auto text = [](const Result<FooterStoreFile>& f) {
+    if (!f.ok()) return f.status().ToString();
+    return std::string(f->path) + "|" + std::to_string(f->size) + "|" + std::string(f->etag) +
+           "|" + std::string(f->tail);
+  };
+  size_t found_at_hint = 0;
+  for (const char* path : {"a.parquet", "b/two.parquet", "c.parquet", "", "b.parquet", "d"}) {
+    const std::string want = text(store->Find(path));
+    for (size_t hint : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{1000}, SIZE_MAX}) {
+      EXPECT_EQ(text(store->Find(path, hint)), want) << path << " at " << hint;
+    }
+    if (store->Find(path).ok()) ++found_at_hint;
+  }
+  EXPECT_EQ(found_at_hint, 3u);
+  // In path order, file i's record is the i-th.
+  EXPECT_EQ(text(store->Find("a.parquet", 0)), "a.parquet|100|etag-1|" + kStoreTails[1]);
+  EXPECT_EQ(text(store->Find("c.parquet", 2)), "c.parquet|900||" + kStoreTails[2]);
+}
+
+// The records are in path order whatever order the listing gives: a
+// listing already in path order (as the stores list) and the same files
+// in any other order make the same bytes.
+TEST(ParquetFooterStoreLayout, AListingInPathOrderAndItsShufflesMakeTheSameStore) {
+  const std::vector<ListedFile> sorted = {kStoreFiles[1], kStoreFiles[0], kStoreFiles[2]};
+  const std::vector<std::string> sorted_tails = {kStoreTails[1], kStoreTails[0], kStoreTails[2]};
+  const std::string want = SerializeParquetFooterStore("s", "fp", sorted, sorted_tails);
+  EXPECT_EQ(SerializeParquetFooterStore("s", "fp", kStoreFiles, kStoreTails), want);
+  const std::vector<ListedFile> last_two = {kStoreFiles[1], kStoreFiles[2], kStoreFiles[0]};
+  EXPECT_EQ(SerializeParquetFooterStore("s", "fp", last_two,
+                                        {kStoreTails[1], kStoreTails[2], kStoreTails[0]}),
+            want);
+  auto store = ParquetFooterStore::FromBytes(want, "store");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_TRUE(store->CheckAll().ok());
+}
+
 TEST(ParquetFooterStoreLayout, NoDamagedOrTruncatedStoreHandsOutOtherBytes) {
   const std::string good = SerializeParquetFooterStore("src", "fp", kStoreFiles, kStoreTails);
   for (size_t at = 0; at < good.size(); ++at) {

@@ -67,6 +67,24 @@ TEST(FileListing, SelectsSortsBytewiseAndIndexesOneShardPerFile) {
   EXPECT_FALSE(e.compression.has_value());
 }
 
+// A listing already in path order (as stores list) is kept as it is; one
+// out of order anywhere, even last, is sorted; a path twice is the error
+// whether or not the rest is in order.
+TEST(FileListing, AListingInPathOrderOrNotSelectsTheSameSortedFiles) {
+  const std::vector<std::string> want = {"a/1.jpg", "a/2.jpg", "b.jpg", "c.jpg"};
+  for (const std::vector<std::string>& order :
+       {want, std::vector<std::string>{"a/1.jpg", "a/2.jpg", "c.jpg", "b.jpg"},
+        std::vector<std::string>{"c.jpg", "b.jpg", "a/2.jpg", "a/1.jpg"}}) {
+    auto files = SelectFiles(Sized(order), {}, "s");
+    ASSERT_TRUE(files.ok()) << files.status().ToString();
+    EXPECT_EQ(Paths(*files), want);
+  }
+  EXPECT_EQ(SelectFiles(Sized({"a.jpg", "b.jpg", "b.jpg"}), {}, "m").status().message(),
+            "m: file \"b.jpg\" is listed twice");
+  EXPECT_EQ(SelectFiles(Sized({"b.jpg", "a.jpg", "b.jpg"}), {}, "m").status().message(),
+            "m: file \"b.jpg\" is listed twice");
+}
+
 TEST(FileListing, SelectionErrorsNameTheSource) {
   EXPECT_EQ(SelectFiles(Sized({"a.jpg", "/etc/passwd"}), {}, "m.txt").status().message(),
             "m.txt: unsafe file path \"/etc/passwd\" (must be relative, without '..', '\\' or NUL)");

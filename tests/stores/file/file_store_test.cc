@@ -187,6 +187,56 @@ TEST_F(FileStoreTest, RangeOfAnExpectedSizeFailsWhenTheFileHasAnother) {
   EXPECT_EQ(untouched, ".....");
 }
 
+// ReadFileStoreRange (a read with no store or loop made) answers as the
+// store's GetRangeOnlyOfVersion does: the same bytes and stated version, or
+// the same error, for every case its checks tell apart.
+TEST_F(FileStoreTest, ReadFileStoreRangeAnswersAsTheStoresVersionedRead) {
+  auto store = Open(dir_.path());
+  ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "0123456789")).ok());
+  ASSERT_TRUE(loop_.Run(store->Put("sub/b.parquet", "abcdef")).ok());
+  ASSERT_EQ(::mkdir((dir_.path() + "/folder").c_str(), 0755), 0);
+  auto listed = loop_.Run(store->List(""));
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  const std::string etag = (*listed)[0].etag;
+  struct Case {
+    std::string key;
+    uint64_t offset, length;
+    std::string etag;
+    uint64_t size;
+  };
+  const std::vector<Case> cases = {
+      {"a.parquet", 2, 5, "", 0},          {"a.parquet", 2, 5, etag, 10},
+      {"a.parquet", 0, 100, "", 0},        {"a.parquet", 10, 4, "", 0},
+      {"a.parquet", 11, 1, "", 0},         {"a.parquet", 2, 5, "", 9},
+      {"a.parquet", 2, 5, "1-2", 0},       {"sub/b.parquet", 1, 3, "", 6},
+      {"missing.parquet", 0, 4, "", 0},    {"folder", 0, 4, "", 0},
+      {"../a.parquet", 0, 4, "", 0},       {"", 0, 4, "", 0}};
+  const auto text = [](const Result<std::string>& r, const ObjectStated& stated) {
+    const std::string size = stated.size ? std::to_string(*stated.size) : "none";
+    return r.ok() ? "ok " + *r + " stated " + size + " " + stated.etag : r.status().ToString();
+  };
+  size_t oks = 0;
+  for (const std::string& root : {dir_.path(), "file://" + dir_.path()}) {
+    auto rooted = Open(root);
+    for (const Case& c : cases) {
+      ObjectStated by_store, by_read;
+      ObjectVersion version(c.etag, c.size);
+      version.stated = &by_store;
+      const std::string want =
+          text(loop_.Run(rooted->GetRangeOnlyOfVersion(c.key, c.offset, c.length, version)),
+               by_store);
+      version.stated = &by_read;
+      EXPECT_EQ(text(ReadFileStoreRange(root, c.key, c.offset, c.length, version), by_read),
+                want)
+          << root << " " << c.key << " " << c.offset << "+" << c.length;
+      if (want.rfind("ok ", 0) == 0) ++oks;
+    }
+  }
+  EXPECT_EQ(oks, 10u);  // five readable cases under each root
+  EXPECT_EQ(ReadFileStoreRange("s3://b", "a.parquet", 0, 1, ObjectVersion()).status().ToString(),
+            "invalid argument: 's3://b' is a store URL, not a local path");
+}
+
 TEST_F(FileStoreTest, ListIsRecursiveSortedAndFiltersByPrefix) {
   auto store = Open(dir_.path() + "/ds");
   for (const char* key : {"b/2", "a", "b/1", "b/10/x", "bz", "c/d/e/f"}) {
