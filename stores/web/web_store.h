@@ -52,7 +52,8 @@ class BearerHttpStore : public Store {
   boost::asio::awaitable<Result<uint64_t>> GetRangeOnlyInto(std::string key, uint64_t offset,
                                                             uint64_t length,
                                                             ObjectVersion version,
-                                                            char* into) override;
+                                                            char* into,
+                                                            IntoProgress* progress = nullptr) override;
   RangedPartsClaim ClaimRangedParts(uint64_t length, uint64_t part_size) override;
   boost::asio::awaitable<Result<std::string>> Get(std::string key) override;
   boost::asio::awaitable<Status> GetToFile(std::string key, std::string path,
