@@ -325,10 +325,14 @@ awaitable<AttemptResult> ReadBody(const ExchangeContext& ctx, Stream& stream, Le
   if (t.request.method == HttpMethod::kHead || parser.is_done()) {
     co_return Finish(lease, parser, t, BodyPlacement{});
   }
-  AttemptResult result =
-      parser.content_length().has_value() && !parser.chunked()
-          ? co_await ReadSizedBody(ctx, stream, lease, parser, t, placement, cancel)
-          : co_await ReadParsedBody(ctx, stream, lease, parser, t, placement, cancel);
+  // Not a conditional expression with a co_await in each arm: GCC 12
+  // built the result wrong (a free() of a bad pointer at its destruction).
+  AttemptResult result;
+  if (parser.content_length().has_value() && !parser.chunked()) {
+    result = co_await ReadSizedBody(ctx, stream, lease, parser, t, placement, cancel);
+  } else {
+    result = co_await ReadParsedBody(ctx, stream, lease, parser, t, placement, cancel);
+  }
   // The rest of body_into's bytes, also when the attempt failed: what came
   // is what the server sent, and stays (a next attempt goes on after it).
   t.TellInto(t.delivered, true);
