@@ -172,7 +172,8 @@ void TailHoldingServer::Serve(int c) {
     const uint64_t first = std::strtoull(at, &end, 10);
     const uint64_t last_asked = std::strtoull(end + 1, nullptr, 10);
     uint64_t from = first;
-    if (target == held_ && last_asked >= hold_from_ && !HoldGet(c, first, last_asked, *body, &from)) {
+    const bool held = target == held_ && last_asked >= hold_from_;
+    if (held && !HoldGet(c, first, last_asked, *body, &from)) {
       ::close(c);
       return;
     }

@@ -387,7 +387,8 @@ TEST(RangedPartsVersionTest, APartOfAnotherVersionIsRefusedBeforeAByteOfItIsWrit
     const uint64_t last = std::min<uint64_t>(std::stoull(range.substr(range.find('-') + 1)), 8);
     const bool old = first == 0;
     return {206,
-            {{"Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/9"},
+            {{"Content-Range",
+              "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/9"},
              {"ETag", old ? "\"v1\"" : "\"v2\""}},
             (old ? v1 : v2).substr(first, last - first + 1)};
   });
