@@ -32,7 +32,9 @@ Status UnknownScheme(std::string_view url, std::string_view scheme) {
 boost::asio::awaitable<Result<uint64_t>> Store::GetRangeOnlyInto(std::string key,
                                                                  uint64_t offset, uint64_t length,
                                                                  ObjectVersion version,
-                                                                 char* into) {
+                                                                 char* into,
+                                                                 IntoProgress* progress) {
+  (void)progress;  // the caller reports the bytes when this returns
   Result<std::string> got =
       co_await GetRangeOnlyOfVersion(std::move(key), offset, length, std::move(version));
   if (!got.ok()) co_return got.status();

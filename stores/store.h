@@ -42,6 +42,28 @@ struct ObjectStated {
   std::string etag;
 };
 
+// Told of a ranged read's bytes as they land in the caller's buffer
+// (Store::GetRangeOnlyInto), before the read returns, so that readers may
+// use them while the rest comes (a single pass's shard: ArrivedBytes, fed
+// by GetRangeInPartsInto). The HTTP stores call it from their client's
+// body reads (HttpRequest::on_answer, on_body_into); a store that cannot
+// (local files, Store's default) calls neither, and its caller reports the
+// bytes when the read returns. Called on the store's executor, never two
+// calls at once for one read; it must outlive the read.
+class IntoProgress {
+ public:
+  virtual ~IntoProgress() = default;
+  // An answer's head, checked as the read checks it (its size against
+  // ObjectVersion::size, its ETag against ObjectVersion::etag), before any
+  // byte of its body is reported: `stated` is what it says of the object.
+  // Non-OK fails the read with that status as it is (no retry), and no
+  // byte of the answer is reported. Called again for a resumed answer.
+  virtual Status Answered(const ObjectStated& stated) = 0;
+  // Bytes [0, n) of the caller's buffer are written and will not change
+  // (n grows from call to call). Only after an Answered that returned ok.
+  virtual void Received(uint64_t n) = 0;
+};
+
 // Which object a ranged read may read (Store::GetRangeOnlyOfVersion,
 // GetRangeOnlyInto): `etag` as ObjectInfo::etag ("" = any version) and
 // `size`, the whole object's size in bytes as a dataset's index gives it
@@ -172,12 +194,12 @@ class Store {
   // the socket (HttpRequest::body_into), each request signed as their
   // GetRangeOnly's; this default copies GetRangeOnlyOfVersion's answer.
   // `into` must outlive the call. One part of GetRangeInPartsInto
-  // (stores/common/ranged_parts.h).
-  virtual boost::asio::awaitable<Result<uint64_t>> GetRangeOnlyInto(std::string key,
-                                                                    uint64_t offset,
-                                                                    uint64_t length,
-                                                                    ObjectVersion version,
-                                                                    char* into);
+  // (stores/common/ranged_parts.h). `progress` (may be null) is told of the
+  // bytes as they land, by the HTTP stores (see IntoProgress); not by this
+  // default.
+  virtual boost::asio::awaitable<Result<uint64_t>> GetRangeOnlyInto(
+      std::string key, uint64_t offset, uint64_t length, ObjectVersion version, char* into,
+      IntoProgress* progress = nullptr);
   // How many ranged reads at once GetRangeInPartsInto makes of `length`
   // bytes, a part per `part_size` (0: one) where the connections allow
   // (RangedPartCount; fewer, larger parts when they do not), with the connections

@@ -67,7 +67,8 @@ class RemoteSource {
   // path whole. A store's parts are received into room never zero-filled
   // (ShardBytes::Allocate). `arrived` (may be null; a record of
   // `expected_size` bytes): a store's read tells it of its buffer (Attach)
-  // and of each part as it completes (GetRangeInPartsInto), so that readers
+  // and of each part's bytes as they come off the socket (the HTTP stores;
+  // other stores': as each part completes; GetRangeInPartsInto), so that readers
   // may read the parts in while the rest arrives; this default and a plain
   // path tell it nothing (as ReportsFills, their bytes come whole). The
   // caller Finishes it. Thread safety: as Fetch.

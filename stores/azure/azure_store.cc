@@ -91,13 +91,14 @@ class AzureStore final : public Store {
   }
 
   awaitable<Result<uint64_t>> GetRangeOnlyInto(std::string key, uint64_t offset, uint64_t length,
-                                               ObjectVersion version, char* into) override {
+                                               ObjectVersion version, char* into,
+                                               IntoProgress* progress = nullptr) override {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
     if (length == 0) co_return uint64_t{0};
     SLUICE_CO_ASSIGN_OR_RETURN(HttpRequest req,
                                co_await PrepareRanged(key, offset, length, version.etag));
     co_return co_await SendRangedGetInto(*client_, *this, std::move(key), offset, length, into,
-                                         std::move(req), std::move(version));
+                                         std::move(req), std::move(version), progress);
   }
 
   RangedPartsClaim ClaimRangedParts(uint64_t length, uint64_t part_size) override {

@@ -114,15 +114,27 @@ awaitable<Result<std::string>> BytesOfRangedGet(Store& store, std::string key, u
 
 namespace {
 
+// Ok unless an answer stated ETag `now` where `asked` was asked (a server
+// that ignores If-Match): ObjectVersionChangedError. No ETag asked or
+// stated checks nothing.
+Status AnswerIsOfVersion(const Store& store, const std::string& key, const std::string& asked,
+                         const std::string& now, uint64_t offset, uint64_t length) {
+  if (asked.empty() || now.empty() || SameEtag(now, asked)) return Status::Ok();
+  return ObjectVersionChangedError(JoinKey(store.root(), key), asked, now, offset, length);
+}
+
 // SendRangedGet up to the answer: the range, If-Match, and the checks of
 // the version and of a server that ignored Range. An error of those
 // checks sets *checked_error (the caller returns it as it is); a ranged
 // GET's own error is returned for the caller to read (BytesOfRangedGet,
-// or SendRangedGetInto's count). `length` > 0.
+// or SendRangedGetInto's count). `length` > 0. `progress` (may be null;
+// with req.body_into) is told of the answer once its head passed the
+// checks a head allows (the size: the client; the ETag: here), and then
+// of its bytes as they land; its refusal is returned as it is.
 awaitable<Result<HttpResponse>> SendRanged(HttpClient& client, Store& store, std::string key,
                                            uint64_t offset, uint64_t length, HttpRequest req,
                                            WholeObjectAnswer whole, ObjectVersion version,
-                                           bool* checked_error) {
+                                           bool* checked_error, IntoProgress* progress = nullptr) {
   const std::string etag = std::move(version.etag);
   req.range = ByteRange::FromTo(offset, offset + length - 1);
   // The client compares the size the answer states (a 206's Content-Range
@@ -135,7 +147,27 @@ awaitable<Result<HttpResponse>> SendRanged(HttpClient& client, Store& store, std
                    [](const auto& h) { return h.first == "If-Match"; })) {
     req.headers.emplace_back("If-Match", etag);
   }
+  // The hooks run within Send: the frame's locals they refer to outlive
+  // them.
+  Status refused;
+  bool told = false;
+  if (progress != nullptr && req.body_into != nullptr) {
+    req.on_answer = [&](const HttpResponse& answer) -> Status {
+      const std::string now = answer.Header("etag");
+      refused = AnswerIsOfVersion(store, key, etag, now, offset, length);
+      if (refused.ok()) refused = progress->Answered(ObjectStated{answer.object_size, now});
+      told = refused.ok();
+      return refused;
+    };
+    req.on_body_into = [&](uint64_t n) {
+      if (told) progress->Received(n);
+    };
+  }
   auto resp = co_await client.Send(std::move(req));
+  if (!refused.ok()) {
+    *checked_error = true;
+    co_return refused;
+  }
   if (!resp.ok() && !etag.empty()) {
     *checked_error = true;
     // A 412 (the client's kCorrupt) says only that the listed version is
@@ -150,11 +182,11 @@ awaitable<Result<HttpResponse>> SendRanged(HttpClient& client, Store& store, std
     co_return ObjectError(resp.status().WithContext("reading the version listed with ETag " + etag),
                           store.root(), key);
   }
-  if (resp.ok() && !etag.empty()) {
-    const std::string now = resp->Header("etag");
-    if (!now.empty() && !SameEtag(now, etag)) {
+  if (resp.ok()) {
+    Status same = AnswerIsOfVersion(store, key, etag, resp->Header("etag"), offset, length);
+    if (!same.ok()) {
       *checked_error = true;
-      co_return ObjectVersionChangedError(JoinKey(store.root(), key), etag, now, offset, length);
+      co_return same;
     }
   }
   if (refuse && resp.ok() && resp->status == 200) {
@@ -186,14 +218,15 @@ awaitable<Result<std::string>> SendRangedGet(HttpClient& client, Store& store, s
 
 awaitable<Result<uint64_t>> SendRangedGetInto(HttpClient& client, Store& store, std::string key,
                                               uint64_t offset, uint64_t length, char* into,
-                                              HttpRequest req, ObjectVersion version) {
+                                              HttpRequest req, ObjectVersion version,
+                                              IntoProgress* progress) {
   if (length == 0) co_return uint64_t{0};
   req.body_into = into;
   req.body_into_size = length;
   bool checked_error = false;
   Result<HttpResponse> resp = co_await SendRanged(client, store, key, offset, length,
                                                   std::move(req), WholeObjectAnswer::kRefuse,
-                                                  std::move(version), &checked_error);
+                                                  std::move(version), &checked_error, progress);
   if (checked_error) co_return resp.status();
   if (!resp.ok()) {
     const bool empty = co_await EmptyAtObjectEnd(store, key, offset, resp.status().code());

@@ -103,11 +103,17 @@ boost::asio::awaitable<Result<std::string>> SendRangedGet(HttpClient& client, St
 // (room for `length` bytes; HttpRequest::body_into) instead of returned:
 // how many bytes came (fewer at the object's end; a range that starts
 // exactly there: 0). Behind the HTTP stores' Store::GetRangeOnlyInto.
+// `progress` (may be null) is told of the answer once its head passed the
+// checks above that a head allows (its size, its ETag against
+// `version.etag`), and then of its bytes as they land (IntoProgress;
+// through HttpRequest::on_answer and on_body_into); its refusal is the
+// error, as it is.
 boost::asio::awaitable<Result<uint64_t>> SendRangedGetInto(HttpClient& client, Store& store,
                                                            std::string key, uint64_t offset,
                                                            uint64_t length, char* into,
                                                            HttpRequest req,
-                                                           ObjectVersion version = {});
+                                                           ObjectVersion version = {},
+                                                           IntoProgress* progress = nullptr);
 
 // Store::ClaimRangedParts of the HTTP stores: RangedPartCount over the
 // store's parts in flight per object (StoreOptions::concurrency; its

@@ -64,6 +64,37 @@ class FirstAnswer {
   uint64_t part_ = 0;
 };
 
+// One part's bytes told to `arrived` as they land (IntoProgress), once its
+// answer agrees with the first answer (FirstAnswer): a reader may view
+// them before the part ends. If the part then fails, what was told stays
+// told (the server sent those bytes, of the version every part is of; a
+// reader may have used them), and the error reaches the readers of the
+// rest through ArrivedBytes::Finish. One per part, in ReadPart's frame;
+// called on the store's executor.
+class PartProgress final : public IntoProgress {
+ public:
+  PartProgress(std::string object, FirstAnswer* first, uint64_t part, ArrivedBytes* arrived,
+               uint64_t at)
+      : object_(std::move(object)), first_(first), part_(part), arrived_(arrived), at_(at) {}
+  Status Answered(const ObjectStated& stated) override {
+    refused_ = first_->Agrees(object_, part_, stated.etag);
+    return refused_;
+  }
+  void Received(uint64_t n) override {
+    if (arrived_ != nullptr) arrived_->Arrived(at_, n);
+  }
+  // Answered's refusal (PartsOfTwoVersionsError), or ok.
+  const Status& refused() const { return refused_; }
+
+ private:
+  const std::string object_;
+  FirstAnswer* const first_;
+  const uint64_t part_;
+  ArrivedBytes* const arrived_;
+  const uint64_t at_;
+  Status refused_;
+};
+
 // One part: bytes [offset, offset + n) of `key` into `into`, their count
 // into `*got`. A range past the object's end (kOutOfRange) leaves 0: the
 // object ended before this part (checked against the parts before it).
@@ -72,7 +103,8 @@ class FirstAnswer {
 // that is not the first answer's is PartsOfTwoVersionsError (no byte of it
 // told to `arrived`).
 // `arrived` (may be null) is told of the part's bytes, at `at` in the
-// caller's buffer. Plain parameters, not a capturing lambda: each is the
+// caller's buffer, as they land (PartProgress) where the store tells it,
+// else when the part returns. Plain parameters, not a capturing lambda: each is the
 // frame's own.
 boost::asio::awaitable<Status> ReadPart(Store* store, std::string key, uint64_t offset,
                                         uint64_t n, ObjectVersion version, char* into, uint64_t* got,
@@ -80,11 +112,15 @@ boost::asio::awaitable<Status> ReadPart(Store* store, std::string key, uint64_t 
                                         FirstAnswer* first, uint64_t part, ObjectStated* stated) {
   if (version.etag.empty()) version.etag = first->Etag();
   version.stated = stated;
-  const std::string key_copy = key;
+  const std::string object = JoinKey(store->root(), key);
+  PartProgress progress(object, first, part, arrived, at);
   Result<uint64_t> r = co_await store->GetRangeOnlyInto(std::move(key), offset, n,
-                                                        std::move(version), into);
+                                                        std::move(version), into, &progress);
+  // Another version's answer, refused at its head: the error as it is.
+  if (!progress.refused().ok()) co_return progress.refused();
   if (r.ok()) {
-    Status same = first->Agrees(JoinKey(store->root(), key_copy), part, stated->etag);
+    // Again for a store that tells no progress (its answer came whole).
+    Status same = first->Agrees(object, part, stated->etag);
     if (!same.ok()) co_return same;
     *got = *r;
     // A short part ends the object: its bytes are still the object's.
@@ -119,7 +155,11 @@ boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::
   // would read past `into`.
   parts = (length + each - 1) / each;
   if (parts == 1) {
-    Result<uint64_t> whole = co_await store.GetRangeOnlyInto(key, offset, length, version, into);
+    // One answer: no other part's version to agree with.
+    FirstAnswer only;
+    PartProgress progress(JoinKey(store.root(), key), &only, 0, arrived, 0);
+    Result<uint64_t> whole =
+        co_await store.GetRangeOnlyInto(key, offset, length, version, into, &progress);
     if (whole.ok() && arrived != nullptr) arrived->Arrived(0, *whole);
     co_return whole;
   }

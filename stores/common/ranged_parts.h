@@ -45,9 +45,14 @@ int RangedPartCount(uint64_t length, uint64_t part_size, int most, int free);
 // store's (naming the object) with the part's byte range; after the first
 // error no part starts, and those in flight are awaited.
 // `arrived` (may be null; must outlive the call): told of each part's bytes
-// (at their offset in `into`) as soon as that part has all of them, so that
-// readers may read them while the other parts are received (one request:
-// at its end). It is told nothing else: its owner Finishes it.
+// (at their offset in `into`) as they come off the socket (the HTTP
+// stores: IntoProgress, every kBodyIntoReportBytes), once the part's
+// answer was checked (its size, its ETag against the first answer's), so
+// that readers may read them while the rest is received; a store that
+// tells no progress (local files): as soon as the part has all of them.
+// Bytes told stay told when their part fails later (they are the server's,
+// of the one version); the error reaches readers of the rest through the
+// owner, who Finishes `arrived`; it is told nothing else.
 boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::string key,
                                                              uint64_t offset, uint64_t length,
                                                              char* into, uint64_t part_size,

@@ -96,6 +96,7 @@ bool Append(const ExchangeContext& ctx, Transfer& t, std::string_view data,
     if (n > 0) std::memcpy(t.request.body_into + t.delivered, data.data(), n);
     t.delivered += n;
     t.response.body_bytes = t.delivered;
+    t.TellInto(t.delivered, false);
     return true;
   }
   if (t.buffer->size() + data.size() > ctx.options.max_buffered_body) {
@@ -188,6 +189,7 @@ awaitable<AttemptResult> ReadSizedBodyInPlace(const ExchangeContext& ctx, Stream
     }
     got += n;
     if (n > 0) dog.Progress();
+    if (into != nullptr) t.TellInto(t.delivered + got, false);
     if (rec) break;
     cancel.Arm();
   }
@@ -323,10 +325,18 @@ awaitable<AttemptResult> ReadBody(const ExchangeContext& ctx, Stream& stream, Le
   if (t.request.method == HttpMethod::kHead || parser.is_done()) {
     co_return Finish(lease, parser, t, BodyPlacement{});
   }
+  // Not a conditional expression with a co_await in each arm: GCC 12
+  // built the result wrong (a free() of a bad pointer at its destruction).
+  AttemptResult result;
   if (parser.content_length().has_value() && !parser.chunked()) {
-    co_return co_await ReadSizedBody(ctx, stream, lease, parser, t, placement, cancel);
+    result = co_await ReadSizedBody(ctx, stream, lease, parser, t, placement, cancel);
+  } else {
+    result = co_await ReadParsedBody(ctx, stream, lease, parser, t, placement, cancel);
   }
-  co_return co_await ReadParsedBody(ctx, stream, lease, parser, t, placement, cancel);
+  // The rest of body_into's bytes, also when the attempt failed: what came
+  // is what the server sent, and stays (a next attempt goes on after it).
+  t.TellInto(t.delivered, true);
+  co_return result;
 }
 
 template <typename Stream>

@@ -58,6 +58,8 @@ struct ByteRange {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
+struct HttpResponse;
+
 struct HttpRequest {
   HttpMethod method = HttpMethod::kGet;
   std::string url;
@@ -101,7 +103,28 @@ struct HttpRequest {
   // GetRangeInPartsInto).
   char* body_into = nullptr;
   uint64_t body_into_size = 0;
+  // With body_into, so that its bytes may be read while the rest comes
+  // (Store::GetRangeOnlyInto's IntoProgress): `on_answer` is given the
+  // response (status, the first answer's headers, object_size) once a 2xx
+  // answer's head has been placed (its size checked against
+  // expected_object_size) and before any of its body is written; non-OK
+  // fails the request with that status (final, no retry). `on_body_into`
+  // is then told that bytes [0, n) of body_into are written (n grows; each
+  // byte once across attempts): after a socket read once
+  // kBodyIntoReportBytes more have come since the last call, and at each
+  // attempt's end (the bytes of an attempt that failed midway are those
+  // the server sent; they stay). Both run on the client's executor, within
+  // Send; what they capture must outlive it.
+  std::function<Status(const HttpResponse& answer)> on_answer;
+  std::function<void(uint64_t n)> on_body_into;
 };
+
+// How many bytes of body_into come between two HttpRequest::on_body_into
+// calls at least (the attempt's end excepted): 64 KiB, about 1 ms of a
+// 100 MB/s connection, so a reader waits no longer than that for the bytes
+// it needs, while a 64 MiB shard costs 1,024 calls (a lock and a wake-up
+// each), not one per socket read (as small as a segment on a slow link).
+inline constexpr uint64_t kBodyIntoReportBytes = uint64_t{64} << 10;
 
 struct HttpResponse {
   int status = 0;        // of the final response, e.g. 200, 206, 204

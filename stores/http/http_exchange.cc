@@ -292,6 +292,12 @@ awaitable<AttemptResult> ExchangeOn(const ExchangeContext& ctx, Stream& stream, 
     result.outcome = Outcome::kDone;
     co_return result;  // the lease closes the connection (body unread)
   }
+  if (t.request.on_answer && t.request.body_into != nullptr) {
+    // The caller's word on this answer before a byte of it is written
+    // (HttpRequest::on_answer); the connection closes with the body unread.
+    Status answer = t.request.on_answer(t.response);
+    if (!answer.ok()) co_return AttemptResult::Fail(std::move(answer));
+  }
   co_return co_await ReadBody(ctx, stream, lease, parser, t, *placement, cancel);
 }
 

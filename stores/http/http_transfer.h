@@ -25,6 +25,7 @@ struct Transfer {
   std::string* buffer = nullptr;  // the buffered body (Send() without a sink)
   Clock::time_point deadline;  // download_timeout
   uint64_t delivered = 0;         // body bytes handed on so far
+  uint64_t told_into = 0;  // body_into bytes told to request.on_body_into
   // The absolute byte span being fetched, known after the first response.
   std::optional<uint64_t> abs_first;
   std::optional<uint64_t> abs_last;
@@ -32,6 +33,16 @@ struct Transfer {
   bool have_response = false;
   HttpResponse response;
   HostStats* host_stats = nullptr;  // the first URL's host (HostStatsFor); never null once sent
+
+  // Tells request.on_body_into (if set) that bytes [0, written) of
+  // body_into are in: with `now`, whenever any are new, else once
+  // kBodyIntoReportBytes are.
+  void TellInto(uint64_t written, bool now) {
+    if (!request.on_body_into || written <= told_into) return;
+    if (!now && written - told_into < kBodyIntoReportBytes) return;
+    told_into = written;
+    request.on_body_into(written);
+  }
 
   // "GET https://host/key?REDACTED..." for error text.
   std::string What() const {

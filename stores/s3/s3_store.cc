@@ -51,9 +51,11 @@ class S3Store final : public Store {
         [&] { return GetRangeOnce(key, offset, length, WholeObjectAnswer::kRefuse, version); });
   }
   awaitable<Result<uint64_t>> GetRangeOnlyInto(std::string key, uint64_t offset, uint64_t length,
-                                               ObjectVersion version, char* into) override {
+                                               ObjectVersion version, char* into,
+                                               IntoProgress* progress = nullptr) override {
+    // A region's redirect is an answer without a body: nothing was reported.
     co_return co_await OnceMoreIfRegionMoved(
-        [&] { return GetRangeIntoOnce(key, offset, length, version, into); });
+        [&] { return GetRangeIntoOnce(key, offset, length, version, into, progress); });
   }
   RangedPartsClaim ClaimRangedParts(uint64_t length, uint64_t part_size) override {
     return RangedPartsFor(*client_, options_, length, part_size);
@@ -125,14 +127,15 @@ class S3Store final : public Store {
   // GetRangeOnce's kRefuse, received into `into` (Store::GetRangeOnlyInto):
   // each part signed on its own, as any request.
   awaitable<Result<uint64_t>> GetRangeIntoOnce(std::string key, uint64_t offset, uint64_t length,
-                                               ObjectVersion version, char* into) {
+                                               ObjectVersion version, char* into,
+                                               IntoProgress* progress) {
     SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root()));
     if (length == 0) co_return uint64_t{0};
     SLUICE_CO_ASSIGN_OR_RETURN(
         HttpRequest req,
         co_await requests_.Prepare(HttpMethod::kGet, requests_.FullKey(key), NoQuery(), ""));
     co_return co_await SendRangedGetInto(*client_, *this, std::move(key), offset, length, into,
-                                         std::move(req), std::move(version));
+                                         std::move(req), std::move(version), progress);
   }
 
   awaitable<Result<std::string>> GetOnce(std::string key) {

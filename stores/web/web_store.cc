@@ -101,7 +101,8 @@ awaitable<Result<std::string>> BearerHttpStore::GetRangeOnlyOfVersion(std::strin
 awaitable<Result<uint64_t>> BearerHttpStore::GetRangeOnlyInto(std::string key, uint64_t offset,
                                                               uint64_t length,
                                                               ObjectVersion version,
-                                                              char* into) {
+                                                              char* into,
+                                                              IntoProgress* progress) {
   SLUICE_CO_RETURN_IF_ERROR(ValidateKey(key, root_));
   if (length == 0) co_return uint64_t{0};
   HttpRequest req;
@@ -111,7 +112,7 @@ awaitable<Result<uint64_t>> BearerHttpStore::GetRangeOnlyInto(std::string key, u
   // checked when given.
   version.etag.clear();
   co_return co_await SendRangedGetInto(*client_, *this, std::move(key), offset, length, into,
-                                       std::move(req), std::move(version));
+                                       std::move(req), std::move(version), progress);
 }
 
 RangedPartsClaim BearerHttpStore::ClaimRangedParts(uint64_t length, uint64_t part_size) {

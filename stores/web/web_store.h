@@ -49,10 +49,9 @@ class BearerHttpStore : public Store {
   // `version.stated` set as SendRangedGet sets it.
   boost::asio::awaitable<Result<std::string>> GetRangeOnlyOfVersion(
       std::string key, uint64_t offset, uint64_t length, ObjectVersion version) override;
-  boost::asio::awaitable<Result<uint64_t>> GetRangeOnlyInto(std::string key, uint64_t offset,
-                                                            uint64_t length,
-                                                            ObjectVersion version,
-                                                            char* into) override;
+  boost::asio::awaitable<Result<uint64_t>> GetRangeOnlyInto(
+      std::string key, uint64_t offset, uint64_t length, ObjectVersion version, char* into,
+      IntoProgress* progress = nullptr) override;
   RangedPartsClaim ClaimRangedParts(uint64_t length, uint64_t part_size) override;
   boost::asio::awaitable<Result<std::string>> Get(std::string key) override;
   boost::asio::awaitable<Status> GetToFile(std::string key, std::string path,

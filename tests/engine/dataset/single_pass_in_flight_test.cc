@@ -5,7 +5,10 @@
 // an error naming the shard's URL and the part's byte range, with no
 // sample of that range served; the strict mode (serve_in_flight false)
 // serves nothing before the tail; a shuffled pass's order and bytes are
-// the cached mode's.
+// the cached mode's. Bytes count as they come off the socket, not only
+// when their part completes: a one-part shard whose tail is held serves
+// the samples of its head, and a part cut short after some of its own
+// bytes were served gives the error naming the URL and the part's range.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -73,6 +76,14 @@ DatasetOptions SinglePass(const OneShard& s, const std::string& url, bool serve_
   o.peek_first_sample = false;
   o.serve_in_flight = serve_in_flight;
   return o;
+}
+
+// How many of the shard's first samples end within its first `within`
+// bytes.
+size_t CountOfSamplesWithin(const OneShard& s, uint64_t within) {
+  size_t n = 0;
+  while (n < 12000 && s.End(n) <= within) ++n;
+  return n;
 }
 
 // Reads up to `count` samples (or to the first error, into *failed), each
@@ -171,6 +182,95 @@ TEST(SinglePassInFlight, APartThatFailsAfterSamplesWereServedIsTheConsumersError
   ASSERT_FALSE(ids.empty());
   EXPECT_LE(s.End(static_cast<size_t>(ids.back())), held[0].first);
   // The error stays: the next call fails again, serving nothing.
+  std::vector<SampleFields> fields;
+  std::vector<int64_t> batch(16);
+  EXPECT_FALSE((*ds)->NextBatch(16, batch.data(), &fields).ok());
+}
+
+// One part (the part size is larger than the shard): the server sends its
+// head and first half, then holds the rest. The samples of the first half
+// come before the rest is sent (without bytes told as they come off the
+// socket, none would until the part's end: the safety release after 20 s).
+TEST(SinglePassInFlight, AOnePartShardServesItsHeadWhileItsTailIsHeld) {
+  OneShard s;
+  ASSERT_NO_FATAL_FAILURE(MakeOneShard(&s));
+  const uint64_t half = s.bytes.size() / 2;
+  TailHoldingServer server(s.remote.path(), s.name, half, std::chrono::seconds(20),
+                           /*send_before_hold=*/true);
+  DatasetOptions o = SinglePass(s, server.url(), true);
+  o.streams[0].single_pass_part_size = uint64_t{64} << 20;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  // Within the first 256 KiB: told (every 64 KiB) well before the half.
+  const size_t head = CountOfSamplesWithin(s, uint64_t{256} << 10);
+  ASSERT_GT(head, 1000u);
+  std::vector<int64_t> ids;
+  std::vector<bool> released;
+  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, head, &ids, &released, server));
+  EXPECT_EQ(ids, Iota(head));
+  EXPECT_EQ(std::count(released.begin(), released.end(), true), 0)
+      << "a sample came only once the tail was released";
+  // One request, the whole shard (and a byte past it: a longer object is
+  // told by its answer), held at its half.
+  server.WaitHeld(1);
+  EXPECT_FALSE(server.released());
+  const std::vector<std::pair<uint64_t, uint64_t>> held = server.HeldRanges();
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0], std::make_pair(uint64_t{0}, uint64_t{s.bytes.size()}));
+  server.Release();
+  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 12000 - head, &ids, &released, server));
+  EXPECT_EQ(ids, Iota(12000));
+  std::vector<SampleFields> fields;
+  std::vector<int64_t> batch(16);
+  auto end = (*ds)->NextBatch(16, batch.data(), &fields);
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  EXPECT_EQ(*end, 0u);
+}
+
+// The last part is sent up to 100,000 bytes before the shard's end and
+// held; samples from that part's own first bytes are served (the part has
+// not completed), then the server cuts the part short: the consumer gets
+// the error naming the URL and the part's range, and no sample of bytes
+// that never came.
+TEST(SinglePassInFlight, APartCutShortAfterItsBytesWereServedIsTheErrorWithUrlAndRange) {
+  OneShard s;
+  ASSERT_NO_FATAL_FAILURE(MakeOneShard(&s));
+  const uint64_t hold_from = s.bytes.size() - 100000;
+  TailHoldingServer server(s.remote.path(), s.name, hold_from, std::chrono::seconds(20),
+                           /*send_before_hold=*/true);
+  auto ds = StreamingDataset::Open(SinglePass(s, server.url(), true));
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  // The first samples (of the first part) start the pass's parts.
+  std::vector<int64_t> ids;
+  std::vector<bool> released;
+  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 16, &ids, &released, server));
+  server.WaitHeld(1);
+  const std::vector<std::pair<uint64_t, uint64_t>> held = server.HeldRanges();
+  ASSERT_EQ(held.size(), 1u);
+  // The held part's first 16 KiB (it sent at least 143,000 bytes before
+  // the hold: parts of 256 KiB, 8 at most, of a shard under 2.1 MB).
+  ASSERT_GT(hold_from - held[0].first, uint64_t{140000});
+  const size_t first_of_part = CountOfSamplesWithin(s, held[0].first);
+  const size_t upto = CountOfSamplesWithin(s, held[0].first + (uint64_t{16} << 10));
+  ASSERT_GT(upto, first_of_part + 50);
+  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, upto - 16, &ids, &released, server));
+  ASSERT_EQ(ids, Iota(upto));
+  EXPECT_EQ(std::count(released.begin(), released.end(), true), 0)
+      << "a sample came only once the tail was released";
+  server.Fail();
+  Status failed = Status::Ok();
+  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 12000, &ids, &released, server, &failed));
+  ASSERT_FALSE(failed.ok()) << "the epoch ended without the cut part";
+  const std::string url = server.url() + "/" + s.name;
+  const std::string range =
+      "bytes " + std::to_string(held[0].first) + ".." + std::to_string(held[0].second + 1);
+  EXPECT_NE(failed.message().find(url), std::string::npos) << failed.ToString();
+  EXPECT_NE(failed.message().find(range), std::string::npos) << failed.ToString();
+  // In order, and none past the bytes the server sent.
+  EXPECT_EQ(ids, Iota(ids.size()));
+  EXPECT_LE(s.End(static_cast<size_t>(ids.back())), hold_from);
   std::vector<SampleFields> fields;
   std::vector<int64_t> batch(16);
   EXPECT_FALSE((*ds)->NextBatch(16, batch.data(), &fields).ok());

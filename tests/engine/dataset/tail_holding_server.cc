@@ -15,8 +15,11 @@
 namespace sluice::testing {
 
 TailHoldingServer::TailHoldingServer(std::string root, std::string held, uint64_t hold_from,
-                                     std::chrono::seconds safety)
-    : root_(std::move(root)), held_("/" + std::move(held)), hold_from_(hold_from) {
+                                     std::chrono::seconds safety, bool send_before_hold)
+    : root_(std::move(root)),
+      held_("/" + std::move(held)),
+      hold_from_(hold_from),
+      send_before_hold_(send_before_hold) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -95,13 +98,41 @@ void TailHoldingServer::Accept() {
   }
 }
 
-void TailHoldingServer::Send(int c, const std::string& out) const {
+void TailHoldingServer::Send(int c, std::string_view out) const {
   size_t done = 0;
   while (done < out.size() && Ready(c, POLLOUT)) {
     ssize_t n = ::send(c, out.data() + done, out.size() - done, MSG_NOSIGNAL);
     if (n <= 0) break;
     done += static_cast<size_t>(n);
   }
+}
+
+bool TailHoldingServer::HoldGet(int c, uint64_t first, uint64_t last_asked, const std::string& body,
+                                uint64_t* from) {
+  const uint64_t size = body.size();
+  const bool part_first = send_before_hold_ && first < hold_from_ && first < size;
+  if (part_first) {
+    const uint64_t last = std::min(last_asked, size - 1);
+    Send(c, "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes " + std::to_string(first) +
+                "-" + std::to_string(last) + "/" + std::to_string(size) +
+                "\r\nContent-Length: " + std::to_string(last - first + 1) +
+                "\r\nConnection: close\r\n\r\n");
+    Send(c, std::string_view(body).substr(first, std::min(hold_from_, last + 1) - first));
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  held_ranges_.emplace_back(first, last_asked);
+  cv_.notify_all();
+  cv_.wait(lock, [this] { return hold_ != Hold::kHeld || stop_.load(); });
+  if (hold_ == Hold::kReleased) {
+    if (part_first) *from = std::min(hold_from_, last_asked + 1);
+    return true;
+  }
+  lock.unlock();
+  // Failed: a part that began is cut short (the caller closes), else 404.
+  if (!part_first) {
+    Send(c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+  }
+  return false;
 }
 
 void TailHoldingServer::Serve(int c) {
@@ -140,17 +171,18 @@ void TailHoldingServer::Serve(int c) {
     char* end = nullptr;
     const uint64_t first = std::strtoull(at, &end, 10);
     const uint64_t last_asked = std::strtoull(end + 1, nullptr, 10);
-    if (target == held_ && last_asked >= hold_from_) {
-      std::unique_lock<std::mutex> lock(mu_);
-      held_ranges_.emplace_back(first, last_asked);
-      cv_.notify_all();
-      cv_.wait(lock, [this] { return hold_ != Hold::kHeld || stop_.load(); });
-      if (hold_ != Hold::kReleased) {
-        lock.unlock();
-        Send(c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-        ::close(c);
-        return;
-      }
+    uint64_t from = first;
+    const bool held = target == held_ && last_asked >= hold_from_;
+    if (held && !HoldGet(c, first, last_asked, *body, &from)) {
+      ::close(c);
+      return;
+    }
+    if (from > first) {
+      // The head and the bytes before hold_from went out while it was held.
+      const uint64_t last = std::min(last_asked, size - 1);
+      Send(c, std::string_view(*body).substr(from, last - from + 1));
+      ::close(c);
+      return;
     }
     if (first >= size) {
       out = "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */" + total +

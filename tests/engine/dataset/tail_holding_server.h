@@ -10,7 +10,12 @@
 // the held requests that come later. HeldRanges() tells which ranges are
 // held, as they arrived; a safety Release after `safety` (so that a reader
 // that never gets its samples fails the test instead of hanging it), which
-// released() then reports as any Release. One thread per connection;
+// released() then reports as any Release. With `send_before_hold`, a held
+// GET is first answered with its head (206) and its bytes before
+// `hold_from`, and the rest waits: Release sends it, Fail cuts the
+// connection there (a part cut short after some of its bytes came); a
+// GET starting at or past `hold_from` is held as without it. One thread
+// per connection;
 // Stop() (and the destructor) joins them. Aborts when it cannot listen.
 #pragma once
 
@@ -20,6 +25,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -29,7 +35,8 @@ namespace sluice::testing {
 class TailHoldingServer {
  public:
   TailHoldingServer(std::string root, std::string held, uint64_t hold_from,
-                    std::chrono::seconds safety = std::chrono::seconds(60));
+                    std::chrono::seconds safety = std::chrono::seconds(60),
+                    bool send_before_hold = false);
   ~TailHoldingServer() { Stop(); }
   TailHoldingServer(const TailHoldingServer&) = delete;
   TailHoldingServer& operator=(const TailHoldingServer&) = delete;
@@ -49,11 +56,17 @@ class TailHoldingServer {
   bool Ready(int fd, short events) const;
   void Accept();
   void Serve(int c);
-  void Send(int c, const std::string& out) const;
+  void Send(int c, std::string_view out) const;
+  // Holds a GET of the held file that asked for bytes [first, last_asked]
+  // until Release or Fail: true when it is then to be answered (from
+  // `from`: past what was sent while it was held), false when it was
+  // failed and answered so.
+  bool HoldGet(int c, uint64_t first, uint64_t last_asked, const std::string& body, uint64_t* from);
 
   const std::string root_;
   const std::string held_;
   const uint64_t hold_from_;
+  const bool send_before_hold_;
   int fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/arrived_bytes.h"
 #include "base/file.h"
 #include "engine/runtime/event_loop.h"
 #include "stores/common/ranged_parts.h"
@@ -362,6 +364,63 @@ TEST(RangedPartsVersionTest, PartsOfTwoVersionsOfASameSizeObjectAreNotJoined) {
   std::lock_guard<std::mutex> lock(mu);
   std::sort(asked.begin(), asked.end());
   EXPECT_EQ(asked, (std::vector<std::string>{"GET /ds/obj bytes=0-4", "GET /ds/obj bytes=5-9"}));
+}
+
+// The same two versions, read with an ArrivedBytes as a single pass reads:
+// the part whose answer states the other ETag is refused at its head, so
+// none of its bytes is written into the buffer nor told as arrived, while
+// the first answer's part is told whole (its bytes as they came).
+// Before the check moved to the answer's head, the refused part's bytes
+// were written into the buffer (only not told).
+TEST(RangedPartsVersionTest, APartOfAnotherVersionIsRefusedBeforeAByteOfItIsWritten) {
+  const std::string v1 = "AAAAABBBB", v2 = "CCCCCDDDD";
+  std::mutex mu;
+  std::condition_variable both;
+  int asked = 0;
+  testing::FakeHttpServer server([&](const FakeRequest& r) -> FakeResponse {
+    std::unique_lock<std::mutex> lock(mu);
+    ++asked;
+    both.notify_all();
+    both.wait_for(lock, std::chrono::seconds(20), [&] { return asked >= 2; });
+    const std::string range = r.Header("range");  // bytes=<first>-<last>
+    const uint64_t first = std::stoull(range.substr(6));
+    const uint64_t last = std::min<uint64_t>(std::stoull(range.substr(range.find('-') + 1)), 8);
+    const bool old = first == 0;
+    return {206,
+            {{"Content-Range",
+              "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/9"},
+             {"ETag", old ? "\"v1\"" : "\"v2\""}},
+            (old ? v1 : v2).substr(first, last - first + 1)};
+  });
+  ScopedEnv env(CleanStoreEnv());
+  EventLoop loop;
+  StoreOptions options;
+  options.concurrency = 4;
+  options.local_concurrency = 0;
+  options.download_retry = 2;
+  auto store = OpenStore(server.url() + "/ds/", loop.executor(), options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_EQ((*store)->ClaimRangedParts(9, 5).parts, 2);
+  auto room = std::shared_ptr<char[]>(new char[9]);
+  std::fill(room.get(), room.get() + 9, '.');
+  ArrivedBytes arrived(9, "obj");
+  arrived.Attach(std::shared_ptr<const char>(room, room.get()));
+  auto n = loop.Run(GetRangeInPartsInto(**store, "obj", 0, 9, room.get(), 5,
+                                        ObjectVersion("", 9), &arrived));
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(n.status().message().find("replaced while it was read in parts"), std::string::npos)
+      << n.status().ToString();
+  // Whichever answer came first is the reference: its part alone is in.
+  const std::string got(room.get(), 9);
+  EXPECT_TRUE(got == "AAAAA...." || got == ".....DDDD") << got;
+  const bool first_in = got[0] == 'A';
+  EXPECT_EQ(arrived.arrived(), first_in ? 5u : 4u);
+  auto told = arrived.Await(first_in ? 0 : 5, first_in ? 5 : 4, false);
+  ASSERT_TRUE(told.ok()) << told.status().ToString();
+  ASSERT_TRUE(told->has_value());
+  EXPECT_EQ(std::string(**told), first_in ? "AAAAA" : "DDDD");
+  EXPECT_FALSE(arrived.Await(first_in ? 5 : 0, 1, false)->has_value());
 }
 
 }  // namespace
