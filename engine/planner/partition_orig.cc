@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 
 #include "engine/planner/mosaic_error.h"
@@ -147,7 +148,22 @@ void OrigLayout::RankRun(int64_t p, int64_t r, int64_t q0, int64_t n, int64_t* o
   const int64_t dcol = step / C_, drow = step % C_;
   const int64_t k0 = drop_ + p + (r + q0 * R_) * P_;
   int64_t row = k0 % C_, col = k0 / C_;
-  for (int64_t i = 0; i < n; ++i) {
+  int64_t i = 0;
+  if (plain() && drow == 0) {
+    // The step is whole columns (one canonical node, or as many as the
+    // world's ranks): the run stays in one row, whose positions are
+    // consecutive, so it is an arithmetic sequence but for a short row's
+    // last column (BaseRow), patched after. A resumption's rest of the
+    // epoch is this loop over every position left (issue 35).
+    const int64_t m = std::clamp<int64_t>(direct - q0, 0, n);
+    const int64_t base = row_start_[static_cast<size_t>(row)] + col;
+    for (; i < m; ++i) out[i] = base + i * dcol;
+    const int64_t last = spc_ - 1 - col;  // dcol >= 1 here: step >= C
+    if (row_short_[static_cast<size_t>(row)] && last >= 0 && last % dcol == 0 && last / dcol < m) {
+      --out[last / dcol];
+    }
+  }
+  for (; i < n; ++i) {
     const int64_t q = q0 + i;
     if (q < direct) {
       // Row(row, col), with its common case (plain(): no wrap, no pad

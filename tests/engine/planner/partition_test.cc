@@ -4,6 +4,7 @@
 
 #include "engine/planner/mosaic_error.h"
 #include "engine/planner/partition.h"
+#include "engine/planner/partition_orig.h"
 #include "tests/engine/planner/json_test_util.h"
 
 namespace sluice::planner {
@@ -122,6 +123,48 @@ TEST(PartitionTest, RejectsBadArguments) {
   a.num_canonical_nodes = 1;
   a.batch_size = int64_t{1} << 31;  // one batch per worker would be 16 GiB
   EXPECT_FALSE(GetPartitions(PartitionAlgo::kOrig, a).ok());
+}
+
+// RankRun (the loop a worker's whole slice is filled by) against RankElem,
+// the index function it steps through, for every run of every rank: worlds
+// whose step is whole columns (R * P a multiple of C, the run's fast path)
+// with short rows whose last column repeats the one before, and others.
+TEST(PartitionTest, EveryRunOfARankIsItsElements) {
+  int fast_with_short_rows = 0, layouts = 0;
+  for (int64_t n : {7, 10, 11, 64, 65, 97})
+    for (int64_t c : {1, 2, 3, 4, 8})
+      for (int64_t p : {1, 2, 4})
+        for (int64_t r : {1, 2, 3})
+          for (int64_t drop : {0, 5, 13}) {
+            PartitionArgs a;
+            a.num_samples = n;
+            a.num_canonical_nodes = c;
+            a.num_physical_nodes = p;
+            a.ranks_per_node = r;
+            a.batch_size = 3;
+            a.drop_first = drop;
+            Result<OrigLayout> layout = OrigLayout::Make(a);
+            if (!layout.ok()) continue;
+            ++layouts;
+            if (layout->plain() && (r * p) % c == 0 && n % c != 0) ++fast_with_short_rows;
+            const int64_t len = layout->shape()[2] * layout->shape()[3] * layout->shape()[4];
+            for (int64_t pn = 0; pn < p; ++pn)
+              for (int64_t rk = 0; rk < r; ++rk)
+                for (int64_t q0 = 0; q0 <= len; ++q0)
+                  for (int64_t count : {1, 2, 3, 5, 17, 64}) {
+                    std::vector<int64_t> got(size_t(count), -7);
+                    layout->RankRun(pn, rk, q0, count, got.data());
+                    for (int64_t i = 0; i < count; ++i) {
+                      const int64_t q = q0 + i;
+                      const int64_t want = q < layout->rank_len() ? layout->RankElem(pn, rk, q) : -1;
+                      ASSERT_EQ(got[size_t(i)], want)
+                          << "N=" << n << " C=" << c << " P=" << p << " R=" << r << " drop=" << drop
+                          << " node " << pn << " rank " << rk << " run " << q0 << "+" << count << " at " << i;
+                    }
+                  }
+          }
+  EXPECT_GT(layouts, 500);
+  EXPECT_GT(fast_with_short_rows, 50);
 }
 
 }  // namespace
