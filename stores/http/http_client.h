@@ -158,10 +158,10 @@ Status ObjectVersionChangedError(std::string_view object, std::string_view liste
                                  std::string_view now, uint64_t offset, uint64_t length);
 
 // Whether `s` is ObjectSizeChangedError or ObjectVersionChangedError (their
-// StatusMark::kSourceChanged, kept through WithContext): a store's word that the object is not the
-// one the index describes, which every further attempt reads again (the
-// retry rules of a shard's download ask it: engine/dataset/stream_shards.cc
-// DownloadMayHeal).
+// StatusMark::kSourceChanged, kept through WithContext): a store's word
+// that the object is not the one the index describes, which every further
+// attempt reads again (the retry rules of a shard's download ask it:
+// engine/dataset/stream_shards.cc DownloadMayHeal).
 bool IsObjectChangedError(const Status& s);
 
 // Whether two ETags name the same version: equal once each is stripped of

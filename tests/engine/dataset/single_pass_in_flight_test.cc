@@ -119,18 +119,48 @@ std::vector<int64_t> Iota(size_t n) {
   return v;
 }
 
+// Opens `o` and begins its epoch 0 as the one worker, into *ds.
+void Begin(const DatasetOptions& o, std::unique_ptr<StreamingDataset>* ds) {
+  auto opened = StreamingDataset::Open(o);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  *ds = std::move(*opened);
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+}
+
+// The epoch is over: the next batch is empty, not an error.
+void ExpectEnded(StreamingDataset& ds) {
+  std::vector<SampleFields> fields;
+  std::vector<int64_t> batch(16);
+  auto end = ds.NextBatch(16, batch.data(), &fields);
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  EXPECT_EQ(*end, 0u);
+}
+
+// `failed` names the shard's URL and the held part's byte range, and the
+// error stays: the next call fails again, serving nothing.
+void ExpectFailedAt(StreamingDataset& ds, const Status& failed, const std::string& url,
+                    const std::pair<uint64_t, uint64_t>& held) {
+  ASSERT_FALSE(failed.ok()) << "the epoch ended without the failed part";
+  const std::string range =
+      "bytes " + std::to_string(held.first) + ".." + std::to_string(held.second + 1);
+  EXPECT_NE(failed.message().find(url), std::string::npos) << failed.ToString();
+  EXPECT_NE(failed.message().find(range), std::string::npos) << failed.ToString();
+  std::vector<SampleFields> fields;
+  std::vector<int64_t> batch(16);
+  EXPECT_FALSE(ds.NextBatch(16, batch.data(), &fields).ok());
+}
+
 TEST(SinglePassInFlight, SamplesComeBeforeTheTailOfTheirShardArrives) {
   OneShard s;
   ASSERT_NO_FATAL_FAILURE(MakeOneShard(&s));
   TailHoldingServer server(s.remote.path(), s.name, s.bytes.size() - 1, std::chrono::seconds(20));
-  auto ds = StreamingDataset::Open(SinglePass(s, server.url(), true));
-  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::unique_ptr<StreamingDataset> ds;
+  ASSERT_NO_FATAL_FAILURE(Begin(SinglePass(s, server.url(), true), &ds));
   // The first 100 samples (within the shard's first 30 KB, far inside its
   // first part) come while the server holds the tail.
   std::vector<int64_t> ids;
   std::vector<bool> released;
-  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 100, &ids, &released, server));
+  ASSERT_NO_FATAL_FAILURE(Read(s, *ds, 100, &ids, &released, server));
   EXPECT_EQ(ids, Iota(100));
   EXPECT_EQ(std::count(released.begin(), released.end(), true), 0)
       << "a sample came only once the tail was released";
@@ -142,25 +172,20 @@ TEST(SinglePassInFlight, SamplesComeBeforeTheTailOfTheirShardArrives) {
   EXPECT_EQ(server.HeldRanges().size(), 1u);
   // Then the tail: the rest of the epoch, exactly and in order.
   server.Release();
-  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 12000 - 100, &ids, &released, server));
+  ASSERT_NO_FATAL_FAILURE(Read(s, *ds, 12000 - 100, &ids, &released, server));
   EXPECT_EQ(ids, Iota(12000));
-  std::vector<SampleFields> fields;
-  std::vector<int64_t> batch(16);
-  auto end = (*ds)->NextBatch(16, batch.data(), &fields);
-  ASSERT_TRUE(end.ok()) << end.status().ToString();
-  EXPECT_EQ(*end, 0u);
+  ExpectEnded(*ds);
 }
 
 TEST(SinglePassInFlight, APartThatFailsAfterSamplesWereServedIsTheConsumersErrorWithUrlAndRange) {
   OneShard s;
   ASSERT_NO_FATAL_FAILURE(MakeOneShard(&s));
   TailHoldingServer server(s.remote.path(), s.name, s.bytes.size() - 1, std::chrono::seconds(20));
-  auto ds = StreamingDataset::Open(SinglePass(s, server.url(), true));
-  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::unique_ptr<StreamingDataset> ds;
+  ASSERT_NO_FATAL_FAILURE(Begin(SinglePass(s, server.url(), true), &ds));
   std::vector<int64_t> ids;
   std::vector<bool> released;
-  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 100, &ids, &released, server));
+  ASSERT_NO_FATAL_FAILURE(Read(s, *ds, 100, &ids, &released, server));
   ASSERT_EQ(ids, Iota(100));
   ASSERT_EQ(std::count(released.begin(), released.end(), true), 0);
   // The held part fails (404: the object went while it was read).
@@ -169,22 +194,13 @@ TEST(SinglePassInFlight, APartThatFailsAfterSamplesWereServedIsTheConsumersError
   ASSERT_EQ(held.size(), 1u);
   server.Fail();
   Status failed = Status::Ok();
-  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 12000, &ids, &released, server, &failed));
-  ASSERT_FALSE(failed.ok()) << "the epoch ended without the failed part";
-  const std::string url = server.url() + "/" + s.name;
-  const std::string range =
-      "bytes " + std::to_string(held[0].first) + ".." + std::to_string(held[0].second + 1);
-  EXPECT_NE(failed.message().find(url), std::string::npos) << failed.ToString();
-  EXPECT_NE(failed.message().find(range), std::string::npos) << failed.ToString();
+  ASSERT_NO_FATAL_FAILURE(Read(s, *ds, 12000, &ids, &released, server, &failed));
+  ExpectFailedAt(*ds, failed, server.url() + "/" + s.name, held[0]);
   // Whatever was served came in order and from the parts that arrived:
   // nothing of the failed range.
   EXPECT_EQ(ids, Iota(ids.size()));
   ASSERT_FALSE(ids.empty());
   EXPECT_LE(s.End(static_cast<size_t>(ids.back())), held[0].first);
-  // The error stays: the next call fails again, serving nothing.
-  std::vector<SampleFields> fields;
-  std::vector<int64_t> batch(16);
-  EXPECT_FALSE((*ds)->NextBatch(16, batch.data(), &fields).ok());
 }
 
 // One part (the part size is larger than the shard): the server sends its
@@ -199,15 +215,14 @@ TEST(SinglePassInFlight, AOnePartShardServesItsHeadWhileItsTailIsHeld) {
                            /*send_before_hold=*/true);
   DatasetOptions o = SinglePass(s, server.url(), true);
   o.streams[0].single_pass_part_size = uint64_t{64} << 20;
-  auto ds = StreamingDataset::Open(o);
-  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::unique_ptr<StreamingDataset> ds;
+  ASSERT_NO_FATAL_FAILURE(Begin(o, &ds));
   // Within the first 256 KiB: told (every 64 KiB) well before the half.
   const size_t head = CountOfSamplesWithin(s, uint64_t{256} << 10);
   ASSERT_GT(head, 1000u);
   std::vector<int64_t> ids;
   std::vector<bool> released;
-  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, head, &ids, &released, server));
+  ASSERT_NO_FATAL_FAILURE(Read(s, *ds, head, &ids, &released, server));
   EXPECT_EQ(ids, Iota(head));
   EXPECT_EQ(std::count(released.begin(), released.end(), true), 0)
       << "a sample came only once the tail was released";
@@ -219,13 +234,9 @@ TEST(SinglePassInFlight, AOnePartShardServesItsHeadWhileItsTailIsHeld) {
   ASSERT_EQ(held.size(), 1u);
   EXPECT_EQ(held[0], std::make_pair(uint64_t{0}, uint64_t{s.bytes.size()}));
   server.Release();
-  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 12000 - head, &ids, &released, server));
+  ASSERT_NO_FATAL_FAILURE(Read(s, *ds, 12000 - head, &ids, &released, server));
   EXPECT_EQ(ids, Iota(12000));
-  std::vector<SampleFields> fields;
-  std::vector<int64_t> batch(16);
-  auto end = (*ds)->NextBatch(16, batch.data(), &fields);
-  ASSERT_TRUE(end.ok()) << end.status().ToString();
-  EXPECT_EQ(*end, 0u);
+  ExpectEnded(*ds);
 }
 
 // The last part is sent up to 100,000 bytes before the shard's end and
@@ -239,13 +250,12 @@ TEST(SinglePassInFlight, APartCutShortAfterItsBytesWereServedIsTheErrorWithUrlAn
   const uint64_t hold_from = s.bytes.size() - 100000;
   TailHoldingServer server(s.remote.path(), s.name, hold_from, std::chrono::seconds(20),
                            /*send_before_hold=*/true);
-  auto ds = StreamingDataset::Open(SinglePass(s, server.url(), true));
-  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::unique_ptr<StreamingDataset> ds;
+  ASSERT_NO_FATAL_FAILURE(Begin(SinglePass(s, server.url(), true), &ds));
   // The first samples (of the first part) start the pass's parts.
   std::vector<int64_t> ids;
   std::vector<bool> released;
-  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 16, &ids, &released, server));
+  ASSERT_NO_FATAL_FAILURE(Read(s, *ds, 16, &ids, &released, server));
   server.WaitHeld(1);
   const std::vector<std::pair<uint64_t, uint64_t>> held = server.HeldRanges();
   ASSERT_EQ(held.size(), 1u);
@@ -255,41 +265,32 @@ TEST(SinglePassInFlight, APartCutShortAfterItsBytesWereServedIsTheErrorWithUrlAn
   const size_t first_of_part = CountOfSamplesWithin(s, held[0].first);
   const size_t upto = CountOfSamplesWithin(s, held[0].first + (uint64_t{16} << 10));
   ASSERT_GT(upto, first_of_part + 50);
-  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, upto - 16, &ids, &released, server));
+  ASSERT_NO_FATAL_FAILURE(Read(s, *ds, upto - 16, &ids, &released, server));
   ASSERT_EQ(ids, Iota(upto));
   EXPECT_EQ(std::count(released.begin(), released.end(), true), 0)
       << "a sample came only once the tail was released";
   server.Fail();
   Status failed = Status::Ok();
-  ASSERT_NO_FATAL_FAILURE(Read(s, **ds, 12000, &ids, &released, server, &failed));
-  ASSERT_FALSE(failed.ok()) << "the epoch ended without the cut part";
-  const std::string url = server.url() + "/" + s.name;
-  const std::string range =
-      "bytes " + std::to_string(held[0].first) + ".." + std::to_string(held[0].second + 1);
-  EXPECT_NE(failed.message().find(url), std::string::npos) << failed.ToString();
-  EXPECT_NE(failed.message().find(range), std::string::npos) << failed.ToString();
+  ASSERT_NO_FATAL_FAILURE(Read(s, *ds, 12000, &ids, &released, server, &failed));
+  ExpectFailedAt(*ds, failed, server.url() + "/" + s.name, held[0]);
   // In order, and none past the bytes the server sent.
   EXPECT_EQ(ids, Iota(ids.size()));
   EXPECT_LE(s.End(static_cast<size_t>(ids.back())), hold_from);
-  std::vector<SampleFields> fields;
-  std::vector<int64_t> batch(16);
-  EXPECT_FALSE((*ds)->NextBatch(16, batch.data(), &fields).ok());
 }
 
 TEST(SinglePassInFlight, TheStrictModeWaitsForTheTail) {
   OneShard s;
   ASSERT_NO_FATAL_FAILURE(MakeOneShard(&s));
   TailHoldingServer server(s.remote.path(), s.name, s.bytes.size() - 1, std::chrono::seconds(20));
-  auto ds = StreamingDataset::Open(SinglePass(s, server.url(), false));
-  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::unique_ptr<StreamingDataset> ds;
+  ASSERT_NO_FATAL_FAILURE(Begin(SinglePass(s, server.url(), false), &ds));
   std::vector<int64_t> ids;
   std::vector<bool> released;
   std::atomic<size_t> served{0};
   std::thread consumer([&] {
     std::vector<int64_t> batch(16);
     std::vector<SampleFields> fields;
-    Result<size_t> n = (*ds)->NextBatch(16, batch.data(), &fields);
+    Result<size_t> n = ds->NextBatch(16, batch.data(), &fields);
     released.push_back(server.released());
     if (n.ok()) {
       for (size_t k = 0; k < *n; ++k) ids.push_back(batch[k]);

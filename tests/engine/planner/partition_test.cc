@@ -156,10 +156,12 @@ TEST(PartitionTest, EveryRunOfARankIsItsElements) {
                     layout->RankRun(pn, rk, q0, count, got.data());
                     for (int64_t i = 0; i < count; ++i) {
                       const int64_t q = q0 + i;
-                      const int64_t want = q < layout->rank_len() ? layout->RankElem(pn, rk, q) : -1;
+                      const int64_t want =
+                          q < layout->rank_len() ? layout->RankElem(pn, rk, q) : -1;
                       ASSERT_EQ(got[size_t(i)], want)
                           << "N=" << n << " C=" << c << " P=" << p << " R=" << r << " drop=" << drop
-                          << " node " << pn << " rank " << rk << " run " << q0 << "+" << count << " at " << i;
+                          << " node " << pn << " rank " << rk << " run " << q0 << "+" << count
+                          << " at " << i;
                     }
                   }
           }
