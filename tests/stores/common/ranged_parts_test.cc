@@ -315,6 +315,19 @@ TEST_F(RangedPartsTest, PartsThatCoverTheRangeInFewerAreFewer) {
             (std::vector<std::string>{"bytes=0-1", "bytes=2-3", "bytes=4-4"}));
 }
 
+// A 9-byte object answered from two versions of one size: a range from
+// byte 0 from `v1` (ETag "v1"), any other from `v2` (ETag "v2").
+FakeResponse TwoVersionsAnswer(const FakeRequest& r, const std::string& v1,
+                               const std::string& v2) {
+  const std::string range = r.Header("range");  // bytes=<first>-<last>
+  const uint64_t first = std::stoull(range.substr(6));
+  const uint64_t last = std::min<uint64_t>(std::stoull(range.substr(range.find('-') + 1)), 8);
+  const bool old = first == 0;
+  return {206,
+          {{"Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/9"},
+           {"ETag", old ? "\"v1\"" : "\"v2\""}},
+          (old ? v1 : v2).substr(first, last - first + 1)};
+}
 
 // An object of 9 bytes replaced at the same size while it is read in two
 // parts (a fake web server, named as such: nginx cannot be told to answer
@@ -335,14 +348,7 @@ TEST(RangedPartsVersionTest, PartsOfTwoVersionsOfASameSizeObjectAreNotJoined) {
                     (r.Header("if-match").empty() ? "" : " If-Match " + r.Header("if-match")));
     both.notify_all();
     both.wait_for(lock, std::chrono::seconds(20), [&] { return asked.size() >= 2; });
-    const std::string range = r.Header("range");  // bytes=<first>-<last>
-    const uint64_t first = std::stoull(range.substr(6));
-    const uint64_t last = std::min<uint64_t>(std::stoull(range.substr(range.find('-') + 1)), 8);
-    const bool old = first == 0;
-    return {206,
-            {{"Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/9"},
-             {"ETag", old ? "\"v1\"" : "\"v2\""}},
-            (old ? v1 : v2).substr(first, last - first + 1)};
+    return TwoVersionsAnswer(r, v1, v2);
   });
   ScopedEnv env(CleanStoreEnv());
   EventLoop loop;
@@ -382,15 +388,7 @@ TEST(RangedPartsVersionTest, APartOfAnotherVersionIsRefusedBeforeAByteOfItIsWrit
     ++asked;
     both.notify_all();
     both.wait_for(lock, std::chrono::seconds(20), [&] { return asked >= 2; });
-    const std::string range = r.Header("range");  // bytes=<first>-<last>
-    const uint64_t first = std::stoull(range.substr(6));
-    const uint64_t last = std::min<uint64_t>(std::stoull(range.substr(range.find('-') + 1)), 8);
-    const bool old = first == 0;
-    return {206,
-            {{"Content-Range",
-              "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/9"},
-             {"ETag", old ? "\"v1\"" : "\"v2\""}},
-            (old ? v1 : v2).substr(first, last - first + 1)};
+    return TwoVersionsAnswer(r, v1, v2);
   });
   ScopedEnv env(CleanStoreEnv());
   EventLoop loop;
