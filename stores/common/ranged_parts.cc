@@ -1,7 +1,7 @@
 #include "stores/common/ranged_parts.h"
 
 #include <algorithm>
-#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,63 +9,25 @@
 #include "stores/common/part_uploads.h"
 #include "stores/common/store_keys.h"
 #include "stores/http/http_client.h"
+#include "stores/http/parts_version.h"
 
 namespace sluice {
 namespace {
 
-// kCorrupt: parts `a` and `b` (0-based) of a read of `object` stated other
-// ETags: the object was replaced while it was read; its parts are not joined.
-Status PartsOfTwoVersionsError(const std::string& object, uint64_t a, std::string etag_a,
-                               uint64_t b, std::string etag_b) {
-  if (b < a) {
-    std::swap(a, b);
-    std::swap(etag_a, etag_b);
-  }
-  return CorruptError(object + ": replaced while it was read in parts (part " +
-                      std::to_string(a + 1) + " has ETag " + etag_a + ", part " +
-                      std::to_string(b + 1) + " has ETag " + etag_b + "); its parts not joined");
+// The parts of one read are of one version (PartsVersion, the rule every
+// read in parts shares): part `part`'s answer stated `etag`, ok when that
+// is the first answer's version, else kCorrupt naming both parts of
+// `object` and their ETags: the object was replaced while it was read.
+Status AgreesWithFirst(PartsVersion& first, const std::string& object, uint64_t part,
+                       const std::string& etag) {
+  std::optional<std::string> differs = first.Disagreement(part, etag);
+  if (!differs) return Status::Ok();
+  return CorruptError(object + ": replaced while it was read in parts (" + *differs +
+                      "); its parts not joined");
 }
 
-// The version a read in parts is of: the ETag its first answer stated
-// (ObjectVersion::stated), which each later part asks for (If-Match where
-// the store sends it) and must state. Shared by the parts of one read, on
-// the store's executor; a mutex all the same, as the parts may resume on
-// any of its threads.
-class FirstAnswer {
- public:
-  // The ETag to ask for: the first answer's, "" until one has come.
-  std::string Etag() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return etag_;
-  }
-  // Ok when `etag`, part `part`'s answer, is the first answer's (which it
-  // becomes when it is the first; an answer without one is taken as any),
-  // else the error naming both parts of `object` and their ETags.
-  Status Agrees(const std::string& object, uint64_t part, const std::string& etag) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (etag.empty()) return Status::Ok();
-    if (etag_.empty()) {
-      etag_ = etag;
-      part_ = part;
-      return Status::Ok();
-    }
-    if (SameEtag(etag_, etag)) return Status::Ok();
-    return PartsOfTwoVersionsError(object, part_, etag_, part, etag);
-  }
-  // The part whose answer was the first to state an ETag (0 if none did).
-  uint64_t part() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return part_;
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::string etag_;
-  uint64_t part_ = 0;
-};
-
 // One part's bytes told to `arrived` as they land (IntoProgress), once its
-// answer agrees with the first answer (FirstAnswer): a reader may view
+// answer is of the first answer's version (PartsVersion): a reader may view
 // them before the part ends. If the part then fails, what was told stays
 // told (the server sent those bytes, of the version every part is of; a
 // reader may have used them), and the error reaches the readers of the
@@ -73,22 +35,22 @@ class FirstAnswer {
 // called on the store's executor.
 class PartProgress final : public IntoProgress {
  public:
-  PartProgress(std::string object, FirstAnswer* first, uint64_t part, ArrivedBytes* arrived,
+  PartProgress(std::string object, PartsVersion* first, uint64_t part, ArrivedBytes* arrived,
                uint64_t at)
       : object_(std::move(object)), first_(first), part_(part), arrived_(arrived), at_(at) {}
   Status Answered(const ObjectStated& stated) override {
-    refused_ = first_->Agrees(object_, part_, stated.etag);
+    refused_ = AgreesWithFirst(*first_, object_, part_, stated.etag);
     return refused_;
   }
   void Received(uint64_t n) override {
     if (arrived_ != nullptr) arrived_->Arrived(at_, n);
   }
-  // Answered's refusal (PartsOfTwoVersionsError), or ok.
+  // Answered's refusal (AgreesWithFirst's kCorrupt), or ok.
   const Status& refused() const { return refused_; }
 
  private:
   const std::string object_;
-  FirstAnswer* const first_;
+  PartsVersion* const first_;
   const uint64_t part_;
   ArrivedBytes* const arrived_;
   const uint64_t at_;
@@ -100,7 +62,7 @@ class PartProgress final : public IntoProgress {
 // object ended before this part (checked against the parts before it).
 // It asks for the version `version` names, or else the one the first
 // answer stated (`first`); its own answer's ETag goes to `*stated`, and one
-// that is not the first answer's is PartsOfTwoVersionsError (no byte of it
+// that is not the first answer's is AgreesWithFirst's kCorrupt (no byte of it
 // told to `arrived`).
 // `arrived` (may be null) is told of the part's bytes, at `at` in the
 // caller's buffer, as they land (PartProgress) where the store tells it,
@@ -109,7 +71,7 @@ class PartProgress final : public IntoProgress {
 boost::asio::awaitable<Status> ReadPart(Store* store, std::string key, uint64_t offset,
                                         uint64_t n, ObjectVersion version, char* into, uint64_t* got,
                                         std::string which, ArrivedBytes* arrived, uint64_t at,
-                                        FirstAnswer* first, uint64_t part, ObjectStated* stated) {
+                                        PartsVersion* first, uint64_t part, ObjectStated* stated) {
   if (version.etag.empty()) version.etag = first->Etag();
   version.stated = stated;
   const std::string object = JoinKey(store->root(), key);
@@ -120,7 +82,7 @@ boost::asio::awaitable<Status> ReadPart(Store* store, std::string key, uint64_t 
   if (!progress.refused().ok()) co_return progress.refused();
   if (r.ok()) {
     // Again for a store that tells no progress (its answer came whole).
-    Status same = first->Agrees(object, part, stated->etag);
+    Status same = AgreesWithFirst(*first, object, part, stated->etag);
     if (!same.ok()) co_return same;
     *got = *r;
     // A short part ends the object: its bytes are still the object's.
@@ -156,7 +118,7 @@ boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::
   parts = (length + each - 1) / each;
   if (parts == 1) {
     // One answer: no other part's version to agree with.
-    FirstAnswer only;
+    PartsVersion only;
     PartProgress progress(JoinKey(store.root(), key), &only, 0, arrived, 0);
     Result<uint64_t> whole =
         co_await store.GetRangeOnlyInto(key, offset, length, version, into, &progress);
@@ -168,13 +130,13 @@ boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::
   // parts sent after it ask for: parts of two versions of an object of the
   // same size (the index's size checks nothing else) are never joined.
   std::vector<ObjectStated> stated(parts);
-  FirstAnswer first_answer;
+  PartsVersion first_answer;
   Store* const s = &store;
   const std::string* const k = &key;
   const ObjectVersion* const e = &version;
   uint64_t* const counts = got.data();
   ObjectStated* const states = stated.data();
-  FirstAnswer* const fa = &first_answer;
+  PartsVersion* const fa = &first_answer;
   Status status = co_await ForEachPartConcurrently(
       parts, static_cast<int>(parts),
       [s, k, e, counts, states, fa, offset, length, each, parts, into, arrived](uint64_t i) {
@@ -187,7 +149,7 @@ boost::asio::awaitable<Result<uint64_t>> GetRangeInPartsInto(Store& store, std::
                         arrived, first, fa, i, states + i);
       });
   if (!status.ok()) co_return status;
-  if (version.stated != nullptr) *version.stated = stated[first_answer.part()];
+  if (version.stated != nullptr) *version.stated = stated[first_answer.first_part()];
   uint64_t total = 0;
   for (uint64_t i = 0; i < parts; ++i) {
     if (total < i * each && got[i] > 0) {

@@ -38,9 +38,10 @@ int RangedPartCount(uint64_t length, uint64_t part_size, int most, int free);
 // kCorrupt (the object changed while it was read). The parts are of one
 // version: a part without `version.etag` sent after an answer has come asks
 // for the ETag that answer stated (ObjectVersion::stated), and a part whose
-// answer states another ETag than the first answer's is kCorrupt naming
-// both parts and ETags, its bytes not told to `arrived` (an answer with no
-// ETag is taken as any: such a server cannot tell). `version.stated`, if
+// answer is not of the first answer's version (PartsVersion: another
+// ETag, or none where the first stated one, or one where it stated none)
+// is kCorrupt naming both parts and ETags, its bytes not told to
+// `arrived`. `version.stated`, if
 // set, gets the first answer's statement. A part's error is the
 // store's (naming the object) with the part's byte range; after the first
 // error no part starts, and those in flight are awaited.

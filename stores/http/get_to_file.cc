@@ -21,6 +21,7 @@
 #include "base/asio/task_group.h"
 #include "base/file.h"
 #include "stores/http/http_client.h"
+#include "stores/http/parts_version.h"
 
 namespace sluice {
 
@@ -201,8 +202,7 @@ struct PartPlan {
   std::optional<uint64_t> expected_size;
   First first = First::kPending;
   HttpResponse first_response;
-  std::optional<std::string> etag;  // of the first part to complete
-  uint64_t etag_part = 0;
+  PartsVersion version;  // fixed by the first part to complete
   uint64_t other_bytes = 0;  // written by parts other than part 0
   asio::steady_timer* first_known = nullptr;  // cancelled when `first` is known
   TaskGroup* workers = nullptr;               // woken on any news for GetToFile
@@ -212,24 +212,13 @@ struct PartPlan {
     total = size;
     parts = (size + part_size - 1) / part_size;
   }
-  // Every response must name the ETag the first one named: parts of two
-  // versions of an object never make one file.
+  // Every response must be of the first one's version (PartsVersion): parts
+  // of two versions of an object never make one file.
   Status CheckSameObject(uint64_t part, const HttpResponse& response) {
-    std::string tag = response.Header("etag");
-    if (!etag) {
-      etag = tag;
-      etag_part = part;
-      return Status::Ok();
-    }
-    if (*etag == tag) return Status::Ok();
-    auto said = [](uint64_t p, const std::string& t) {
-      return "part " + std::to_string(p) + " has ETag " + (t.empty() ? "(none)" : t);
-    };
-    std::string low = said(etag_part, *etag), high = said(part, tag);
-    if (part < etag_part) std::swap(low, high);
+    std::optional<std::string> differs = version.Disagreement(part, response.Header("etag"));
+    if (!differs) return Status::Ok();
     return UnavailableError("GET " + response.final_url +
-                            ": the object changed during the download (" + low + ", " + high +
-                            ")");
+                            ": the object changed during the download (" + *differs + ")");
   }
   void Learned(First outcome) {
     first = outcome;
@@ -255,7 +244,9 @@ awaitable<Status> PartWorker(HttpClient* client, asio::random_access_file* file,
     HttpRequest request;
     request.url = plan->url;
     request.headers = plan->headers;
-    if (plan->etag && !plan->etag->empty()) request.headers.emplace_back("If-Match", *plan->etag);
+    if (std::string etag = plan->version.Etag(); !etag.empty()) {
+      request.headers.emplace_back("If-Match", std::move(etag));
+    }
     request.range = ByteRange::FromTo(first, last);
     request.expected_object_size = plan->expected_size;
     const bool head_only = plan->first == First::kPending;

@@ -245,15 +245,17 @@ class ObjectServer {
   testing::FakeResponse Answer(const testing::FakeRequest& r, bool honour_range,
                                const std::string& etag = "\"v1\"") const {
     std::string range = r.Header("range");
-    if (!honour_range || range.empty()) return {200, {{"ETag", etag}}, body_};
+    // "" states no ETag: the header is left out.
+    std::vector<std::pair<std::string, std::string>> headers;
+    if (!etag.empty()) headers.emplace_back("ETag", etag);
+    if (!honour_range || range.empty()) return {200, headers, body_};
     uint64_t first = FirstByte(r);
     uint64_t last = std::min<uint64_t>(std::stoull(range.substr(range.find('-') + 1)),
                                        body_.size() - 1);
-    return {206,
-            {{"ETag", etag},
-             {"Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) +
-                                   "/" + std::to_string(body_.size())}},
-            body_.substr(first, last - first + 1)};
+    headers.emplace_back("Content-Range", "bytes " + std::to_string(first) + "-" +
+                                              std::to_string(last) + "/" +
+                                              std::to_string(body_.size()));
+    return {206, headers, body_.substr(first, last - first + 1)};
   }
 
  private:
@@ -482,9 +484,37 @@ TEST_F(GetToFileTest, PartsWithDifferentETagsFailTheDownload) {
   Result<HttpResponse> r = loop_.Run(client_->GetToFile(server.url(), out() + "/x.mds", options));
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(r.status().message(),
-            "GET " + server.url() + ": the object changed during the download (part 0 has ETag "
-            "\"v1\", part 1 has ETag \"v2\")");
+            "GET " + server.url() + ": the object changed during the download (part 1 has ETag "
+            "\"v1\", part 2 has ETag \"v2\")");
   EXPECT_TRUE(List(out()).empty());
+}
+
+// A part that states no ETag beside one that states "v1" cannot be shown to
+// be of its version (PartsVersion): the download fails as for two ETags.
+// Before the one rule, a single pass's parts took such an answer as any
+// version while this download refused it.
+TEST_F(GetToFileTest, APartStatingNoETagBesideOneThatDoesFailsTheDownload) {
+  ObjectServer server(PatternBytes(100000, 9), [](ObjectServer& s, const testing::FakeRequest& r) {
+    return s.Answer(r, true, ObjectServer::FirstByte(r) == 0 ? "\"v1\"" : "");
+  });
+  GetToFileOptions options = FivePartsOf64KiB(100000);  // two parts
+  Result<HttpResponse> r = loop_.Run(client_->GetToFile(server.url(), out() + "/x.mds", options));
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(r.status().message(),
+            "GET " + server.url() + ": the object changed during the download (part 1 has ETag "
+            "\"v1\", part 2 has ETag (none))");
+  EXPECT_TRUE(List(out()).empty());
+}
+
+// A server that states no ETag at all is read as one version, in parts.
+TEST_F(GetToFileTest, PartsOfAServerThatStatesNoETagMakeOneFile) {
+  ObjectServer server(PatternBytes(100000, 11), [](ObjectServer& s, const testing::FakeRequest& r) {
+    return s.Answer(r, true, "");
+  });
+  Result<HttpResponse> r = loop_.Run(
+      client_->GetToFile(server.url(), out() + "/none.mds", FivePartsOf64KiB(100000)));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(*ReadFile(out() + "/none.mds") == PatternBytes(100000, 11));
 }
 
 // Parts asked after an ETag is known carry If-Match: an object replaced
