@@ -474,36 +474,45 @@ TEST_F(GetToFileTest, PartZeroWholeAfterRangedPartsIsFetchedAgainWhole) {
                                               "bytes=131072-196607", ""}));
 }
 
+// A download in two parts whose part 2 states `etag2` where part 1 states
+// "v1": the error it fails with (a test's failure if it does not), after
+// checking it left nothing behind; `*url`, the object's.
+class GetToFileVersionTest : public GetToFileTest {
+ protected:
+  Status TwoPartsRefused(const std::string& etag2, std::string* url) {
+    auto answer = [etag2](ObjectServer& s, const testing::FakeRequest& r) {
+      return s.Answer(r, true, ObjectServer::FirstByte(r) == 0 ? "\"v1\"" : etag2);
+    };
+    ObjectServer server(PatternBytes(100000, 9), answer);
+    *url = server.url();
+    GetToFileOptions options = FivePartsOf64KiB(100000);  // two parts
+    Result<HttpResponse> r = loop_.Run(client_->GetToFile(server.url(), out() + "/x.mds", options));
+    EXPECT_FALSE(r.ok());
+    EXPECT_TRUE(List(out()).empty());
+    return r.ok() ? Status::Ok() : r.status();
+  }
+};
+
 // Two parts naming different ETags are two versions of the object: the
 // download fails, naming both, and leaves nothing behind.
-TEST_F(GetToFileTest, PartsWithDifferentETagsFailTheDownload) {
-  ObjectServer server(PatternBytes(100000, 9), [](ObjectServer& s, const testing::FakeRequest& r) {
-    return s.Answer(r, true, ObjectServer::FirstByte(r) == 0 ? "\"v1\"" : "\"v2\"");
-  });
-  GetToFileOptions options = FivePartsOf64KiB(100000);  // two parts
-  Result<HttpResponse> r = loop_.Run(client_->GetToFile(server.url(), out() + "/x.mds", options));
-  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
-  EXPECT_EQ(r.status().message(),
-            "GET " + server.url() + ": the object changed during the download (part 1 has ETag "
-            "\"v1\", part 2 has ETag \"v2\")");
-  EXPECT_TRUE(List(out()).empty());
+TEST_F(GetToFileVersionTest, PartsWithDifferentETagsFailTheDownload) {
+  std::string url;
+  Status s = TwoPartsRefused("\"v2\"", &url);
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(s.message(), "GET " + url + ": the object changed during the download (part 1 has "
+                         "ETag \"v1\", part 2 has ETag \"v2\")");
 }
 
 // A part that states no ETag beside one that states "v1" cannot be shown to
 // be of its version (PartsVersion): the download fails as for two ETags.
 // Before the one rule, a single pass's parts took such an answer as any
 // version while this download refused it.
-TEST_F(GetToFileTest, APartStatingNoETagBesideOneThatDoesFailsTheDownload) {
-  ObjectServer server(PatternBytes(100000, 9), [](ObjectServer& s, const testing::FakeRequest& r) {
-    return s.Answer(r, true, ObjectServer::FirstByte(r) == 0 ? "\"v1\"" : "");
-  });
-  GetToFileOptions options = FivePartsOf64KiB(100000);  // two parts
-  Result<HttpResponse> r = loop_.Run(client_->GetToFile(server.url(), out() + "/x.mds", options));
-  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
-  EXPECT_EQ(r.status().message(),
-            "GET " + server.url() + ": the object changed during the download (part 1 has ETag "
-            "\"v1\", part 2 has ETag (none))");
-  EXPECT_TRUE(List(out()).empty());
+TEST_F(GetToFileVersionTest, APartStatingNoETagBesideOneThatDoesFailsTheDownload) {
+  std::string url;
+  Status s = TwoPartsRefused("", &url);
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(s.message(), "GET " + url + ": the object changed during the download (part 1 has "
+                         "ETag \"v1\", part 2 has ETag (none))");
 }
 
 // A server that states no ETag at all is read as one version, in parts.
