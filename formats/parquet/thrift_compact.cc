@@ -70,6 +70,13 @@ Status ThriftCompactDecoder::ReadVarintSlow(uint64_t* out) {
 Status ThriftCompactDecoder::ReadZigzagSlow(int bits, int64_t* out) {
   const size_t start = pos_;
   uint64_t u = 0;
+  // Offsets and sizes take several bytes: walked quick, and again checked
+  // only for the error.
+  if (VarintQuickSlow(&u) && (bits >= 64 || (u >> bits) == 0)) {
+    *out = static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
+    return Status::Ok();
+  }
+  pos_ = start;
   SLUICE_RETURN_IF_ERROR(ReadVarint(&u));
   if (bits < 64 && (u >> bits) != 0) {
     return ErrorAt(start, "varint " + std::to_string(u) + " too large for an i" +
@@ -268,7 +275,7 @@ Status ThriftCompactDecoder::SkipList(ThriftType type, ThriftType element,
   });
 }
 
-bool ThriftCompactDecoder::VarintQuick(uint64_t* out) {
+bool ThriftCompactDecoder::VarintQuickSlow(uint64_t* out) {
   uint64_t v = 0;
   for (int shift = 0; shift < 70; shift += 7) {
     if (pos_ >= data_.size()) return false;
@@ -281,11 +288,6 @@ bool ThriftCompactDecoder::VarintQuick(uint64_t* out) {
     }
   }
   return false;
-}
-
-bool ThriftCompactDecoder::ZigzagQuick(int bits) {
-  uint64_t u = 0;
-  return VarintQuick(&u) && (bits >= 64 || (u >> bits) == 0);
 }
 
 bool ThriftCompactDecoder::ListHeaderQuick(ListHeader* out) {

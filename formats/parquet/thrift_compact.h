@@ -194,8 +194,18 @@ class ThriftCompactDecoder {
   bool SkipQuick(ThriftType type);
   bool SkipStructQuick();
   bool SkipElementsQuick(ThriftType element, uint64_t count);
-  bool VarintQuick(uint64_t* out);
-  bool ZigzagQuick(int bits);
+  bool VarintQuick(uint64_t* out) {
+    if (pos_ < data_.size() && static_cast<uint8_t>(data_[pos_]) < 0x80) {
+      *out = static_cast<uint8_t>(data_[pos_++]);
+      return true;
+    }
+    return VarintQuickSlow(out);
+  }
+  bool VarintQuickSlow(uint64_t* out);
+  bool ZigzagQuick(int bits) {
+    uint64_t u = 0;
+    return VarintQuick(&u) && (bits >= 64 || (u >> bits) == 0);
+  }
   bool ListHeaderQuick(ListHeader* out);
   bool EnterQuick() {
     if (depth_ >= limits_.max_depth) return false;
