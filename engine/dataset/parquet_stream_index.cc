@@ -4,6 +4,7 @@
 #include <charconv>
 #include <exception>
 #include <functional>
+#include <optional>
 
 #include "base/file.h"
 #include "base/parallel_claims.h"
@@ -89,10 +90,12 @@ struct PieceNames {
 // Every row group of `file` as a piece: the reads of its chunks of
 // `columns` (all when empty, whose ColumnSetTag is `column_set`), then
 // the footer tail. `footer` is the decoding thread's, used again file
-// after file (DecodeFooterInto).
+// after file (DecodeFooterInto); `rows_of_schema`, the thread's too, the
+// ShardRowsOfFile of footer's schema while it is kept (else empty).
 Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
                                 const std::string& url, const std::vector<std::string>& columns,
-                                std::string_view column_set, parquet::FileFooter& footer) {
+                                std::string_view column_set, parquet::FileFooter& footer,
+                                std::optional<parquet::FileShardRows>& rows_of_schema) {
   const uint64_t size = file.size.value_or(0);
   SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, size, file.path));
   if (uint64_t{length} + 8 != tail.size()) {
@@ -103,9 +106,15 @@ Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
   static const parquet::FooterOptions kOptions = parquet::IndexFooterOptions();
   Status decoded =
       parquet::DecodeFooterInto(tail.substr(0, length), size, file.path, kOptions, &footer);
+  if (!decoded.ok() || !footer.schema_source.kept) rows_of_schema.reset();
   if (!decoded.ok()) return decoded.WithContext(url);
-  auto rows = parquet::ShardRowsOfFile(file, footer, columns);
+  // While the schema is kept file after file, so are its fields and
+  // their configuration.
+  auto rows = rows_of_schema
+                  ? parquet::ShardRowsOfFileWithSchemaOf(*rows_of_schema, file, footer)
+                  : parquet::ShardRowsOfFile(file, footer, columns);
   if (!rows.ok()) return rows.status().WithContext(url);
+  if (!rows_of_schema) rows_of_schema = *rows;
   FilePieces out;
   out.rows = std::move(*rows);
   out.pieces.reserve(out.rows.row_groups.size());
@@ -162,14 +171,15 @@ Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
   const std::string column_set = ColumnSetTag(columns);
   // The store's records are in path order, as a listing is: file i's
   // record is the i-th when no file was left out or reordered.
-  auto pieces = [&](const ListedFile& f, size_t i,
-                    parquet::FileFooter& footer) -> Result<FilePieces> {
+  auto pieces = [&](const ListedFile& f, size_t i, parquet::FileFooter& footer,
+                    std::optional<parquet::FileShardRows>& rows_of_schema) -> Result<FilePieces> {
     auto held = store.Find(f.path, i);
     if (!held.ok() && held.status().code() == StatusCode::kNotFound) {
       return CorruptError(held.status().message());
     }
     SLUICE_RETURN_IF_ERROR(held.status());
-    return PiecesOfFile(f, held->tail, where + f.path, columns, column_set, footer);
+    return PiecesOfFile(f, held->tail, where + f.path, columns, column_set, footer,
+                        rows_of_schema);
   };
   std::vector<Result<FilePieces>> round;
   for (size_t start = 0; start < files.size(); start += kDecodeRound) {
@@ -177,10 +187,12 @@ Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
     round.assign(n, FilePieces());
     ParallelClaims(n, kDecodeClaim, kDecodeThreads, [&](size_t begin, size_t end) {
       parquet::FileFooter footer;  // a claim's files decoded into one
+      std::optional<parquet::FileShardRows> rows_of_schema;
       for (size_t j = begin; j < end; ++j) {
         try {
-          round[j] = pieces(files[start + j], start + j, footer);
+          round[j] = pieces(files[start + j], start + j, footer, rows_of_schema);
         } catch (const std::exception& e) {
+          rows_of_schema.reset();
           round[j] = InternalError(files[start + j].path + ": footer: " + e.what());
         }
       }

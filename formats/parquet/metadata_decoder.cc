@@ -175,20 +175,15 @@ Status SkipStruct(D& d, T type) {
 // read: its wire type checked as a full decode checks it, then walked. A
 // struct (or a list's struct elements) keeps its name in errors, so a
 // malformed one reads as the full decode's error.
-Status SkipStructNamed(D& d, T type, const char* name) {
-  SLUICE_RETURN_IF_ERROR(d.ExpectType(type, T::kStruct));
-  return d.ReadStruct(name, [&](int16_t, T t) { return d.Skip(t); });
-}
+Status SkipStructNamed(D& d, T type, const char* name) { return d.SkipStruct(type, name); }
 
 Status SkipField(D& d, T type, T wanted) {
   SLUICE_RETURN_IF_ERROR(d.ExpectType(type, wanted));
   return d.Skip(type);
 }
 
-Status SkipList(D& d, T type, T element, const char* struct_name = nullptr) {
-  return d.ReadList(type, element, [&](T e) {
-    return struct_name ? SkipStructNamed(d, e, struct_name) : d.Skip(e);
-  });
+Status SkipList(D& d, T type, T element, const char* struct_name = "") {
+  return d.SkipList(type, element, struct_name);
 }
 
 Status ReadKeyValue(D& d, T type, KeyValue* out) {

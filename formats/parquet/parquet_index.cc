@@ -9,6 +9,25 @@
 
 namespace sluice::parquet {
 
+namespace {
+
+// The row groups of `footer` that become shards: those with rows.
+Status RowGroupsWithRows(const ListedFile& file, const FileFooter& footer,
+                         std::vector<uint32_t>* out) {
+  for (size_t rg = 0; rg < footer.meta.row_groups.size(); ++rg) {
+    const int64_t rows = footer.meta.row_groups[rg].num_rows;
+    if (rows <= 0) continue;
+    if (rows > INT32_MAX) {
+      return CorruptError(file.path + ": row group " + std::to_string(rg) + " has " +
+                          std::to_string(rows) + " rows (at most 2^31 - 1 per row group)");
+    }
+    out->push_back(static_cast<uint32_t>(rg));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<FileShardRows> ShardRowsOfFile(const ListedFile& file, const FileFooter& footer,
                                       const std::vector<std::string>& columns) {
   FileShardRows out;
@@ -19,15 +38,17 @@ Result<FileShardRows> ShardRowsOfFile(const ListedFile& file, const FileFooter& 
     out.config.column_names.push_back(footer.schema.fields[f].name);
     out.config.column_encodings.push_back(std::move(enc.name));
   }
-  for (size_t rg = 0; rg < footer.meta.row_groups.size(); ++rg) {
-    const int64_t rows = footer.meta.row_groups[rg].num_rows;
-    if (rows <= 0) continue;
-    if (rows > INT32_MAX) {
-      return CorruptError(file.path + ": row group " + std::to_string(rg) + " has " +
-                          std::to_string(rows) + " rows (at most 2^31 - 1 per row group)");
-    }
-    out.row_groups.push_back(static_cast<uint32_t>(rg));
-  }
+  SLUICE_RETURN_IF_ERROR(RowGroupsWithRows(file, footer, &out.row_groups));
+  return out;
+}
+
+Result<FileShardRows> ShardRowsOfFileWithSchemaOf(const FileShardRows& same_schema,
+                                                  const ListedFile& file,
+                                                  const FileFooter& footer) {
+  FileShardRows out;
+  out.config = same_schema.config;
+  out.fields = same_schema.fields;
+  SLUICE_RETURN_IF_ERROR(RowGroupsWithRows(file, footer, &out.row_groups));
   return out;
 }
 

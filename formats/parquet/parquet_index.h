@@ -47,6 +47,14 @@ struct FileShardRows {
 };
 Result<FileShardRows> ShardRowsOfFile(const ListedFile& file, const FileFooter& footer,
                                       const std::vector<std::string>& columns = {});
+// ShardRowsOfFile(file, footer, columns) when `footer`'s schema is the one
+// `same_schema` was made from (ShardRowsOfFile of an earlier footer decoded
+// into the same FileFooter, with the schema kept, schema_source.kept, at
+// every decode since): the configuration and fields depend on the schema
+// and `columns` alone, so they are copied; only the row groups are read.
+Result<FileShardRows> ShardRowsOfFileWithSchemaOf(const FileShardRows& same_schema,
+                                                  const ListedFile& file,
+                                                  const FileFooter& footer);
 
 // The footer options of an index's decode: the fields an index reads
 // (MetadataFields::kForIndex), the checks of a full decode.

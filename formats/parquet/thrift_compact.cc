@@ -70,6 +70,13 @@ Status ThriftCompactDecoder::ReadVarintSlow(uint64_t* out) {
 Status ThriftCompactDecoder::ReadZigzagSlow(int bits, int64_t* out) {
   const size_t start = pos_;
   uint64_t u = 0;
+  // Offsets and sizes take several bytes: walked quick, and again checked
+  // only for the error.
+  if (VarintQuickSlow(&u) && (bits >= 64 || (u >> bits) == 0)) {
+    *out = static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
+    return Status::Ok();
+  }
+  pos_ = start;
   SLUICE_RETURN_IF_ERROR(ReadVarint(&u));
   if (bits < 64 && (u >> bits) != 0) {
     return ErrorAt(start, "varint " + std::to_string(u) + " too large for an i" +
@@ -219,7 +226,7 @@ Status ThriftCompactDecoder::SkipElements(ThriftType element, uint64_t count) {
   const bool was = in_container_bool_;
   in_container_bool_ = true;
   for (uint64_t i = 0; i < count; ++i) {
-    Status s = Skip(element);
+    Status s = SkipChecked(element);
     if (!s.ok()) return s;
   }
   in_container_bool_ = was;
@@ -227,6 +234,180 @@ Status ThriftCompactDecoder::SkipElements(ThriftType element, uint64_t count) {
 }
 
 Status ThriftCompactDecoder::Skip(ThriftType type) {
+  const Mark start = Here();
+  if (SkipQuick(type)) return Status::Ok();
+  Back(start);
+  return SkipChecked(type);
+}
+
+Status ThriftCompactDecoder::SkipStruct(ThriftType type, std::string_view name) {
+  SLUICE_RETURN_IF_ERROR(ExpectType(type, ThriftType::kStruct));
+  const Mark start = Here();
+  if (SkipStructQuick()) return Status::Ok();
+  Back(start);
+  return SkipStructChecked(name);
+}
+
+Status ThriftCompactDecoder::SkipStructChecked(std::string_view name) {
+  return ReadStruct(name, [this](int16_t, ThriftType t) { return SkipChecked(t); });
+}
+
+Status ThriftCompactDecoder::SkipList(ThriftType type, ThriftType element,
+                                      std::string_view struct_name) {
+  const Mark start = Here();
+  if (type == ThriftType::kList || type == ThriftType::kSet) {
+    ListHeader h{};
+    // The element type as ReadList checks it; elements are skipped as
+    // the wanted type, as ReadList hands them on.
+    if (ListHeaderQuick(&h) &&
+        (h.count == 0 || h.element == element ||
+         (element == ThriftType::kBoolTrue && h.element == ThriftType::kBoolFalse)) &&
+        EnterQuick() && SkipElementsQuick(element, h.count)) {
+      --depth_;
+      return Status::Ok();
+    }
+  }
+  Back(start);
+  return ReadList(type, element, [&](ThriftType e) -> Status {
+    if (struct_name.empty()) return SkipChecked(e);
+    SLUICE_RETURN_IF_ERROR(ExpectType(e, ThriftType::kStruct));
+    return SkipStructChecked(struct_name);
+  });
+}
+
+bool ThriftCompactDecoder::VarintQuickSlow(uint64_t* out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 70; shift += 7) {
+    if (pos_ >= data_.size()) return false;
+    const uint8_t b = static_cast<uint8_t>(data_[pos_++]);
+    if (shift == 63 && b > 1) return false;
+    v |= uint64_t{b & 0x7fu} << shift;
+    if ((b & 0x80) == 0) {
+      *out = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ThriftCompactDecoder::ListHeaderQuick(ListHeader* out) {
+  if (pos_ >= data_.size()) return false;
+  const uint8_t b = static_cast<uint8_t>(data_[pos_++]);
+  const uint8_t code = b & 0x0f;
+  if (!IsValueType(code)) return false;
+  uint64_t count = b >> 4;
+  if (count == 15 && !VarintQuick(&count)) return false;
+  const ThriftType element = static_cast<ThriftType>(code);
+  if (count > limits_.max_container_elements || count > remaining() / MinElementBytes(element)) {
+    return false;
+  }
+  out->element = element;
+  out->count = static_cast<uint32_t>(count);
+  return true;
+}
+
+bool ThriftCompactDecoder::SkipElementsQuick(ThriftType element, uint64_t count) {
+  const bool was = in_container_bool_;
+  in_container_bool_ = true;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (!SkipQuick(element)) return false;
+  }
+  in_container_bool_ = was;
+  return true;
+}
+
+bool ThriftCompactDecoder::SkipStructQuick() {
+  if (!EnterQuick()) return false;
+  const bool outer_in_container = in_container_bool_;
+  in_container_bool_ = false;
+  int16_t last_id = 0;
+  while (true) {
+    if (pos_ >= data_.size()) return false;
+    const uint8_t b = static_cast<uint8_t>(data_[pos_++]);
+    const uint8_t code = b & 0x0f;
+    if (code == 0) {
+      if (b != 0) return false;
+      break;
+    }
+    if (!IsValueType(code)) return false;
+    const int delta = b >> 4;
+    if (delta != 0) {
+      if (last_id > INT16_MAX - delta) return false;
+      last_id = static_cast<int16_t>(last_id + delta);
+    } else {
+      uint64_t u = 0;
+      if (!VarintQuick(&u) || (u >> 16) != 0) return false;
+      last_id = static_cast<int16_t>(static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1));
+    }
+    if (!SkipQuick(static_cast<ThriftType>(code))) return false;
+  }
+  in_container_bool_ = outer_in_container;
+  --depth_;
+  return true;
+}
+
+bool ThriftCompactDecoder::SkipQuick(ThriftType type) {
+  switch (type) {
+    case ThriftType::kBoolTrue:
+    case ThriftType::kBoolFalse:
+      // In a container a bool is a byte: 0, 1 or 2.
+      if (!in_container_bool_) return true;
+      if (pos_ >= data_.size() || static_cast<uint8_t>(data_[pos_]) > 2) return false;
+      ++pos_;
+      return true;
+    case ThriftType::kI8:
+      if (pos_ >= data_.size()) return false;
+      ++pos_;
+      return true;
+    case ThriftType::kI16: return ZigzagQuick(16);
+    case ThriftType::kI32: return ZigzagQuick(32);
+    case ThriftType::kI64: return ZigzagQuick(64);
+    case ThriftType::kDouble:
+      if (remaining() < 8) return false;
+      pos_ += 8;
+      return true;
+    case ThriftType::kBinary: {
+      uint64_t n = 0;
+      if (!VarintQuick(&n) || n > limits_.max_binary_bytes || n > remaining()) return false;
+      pos_ += n;
+      return true;
+    }
+    case ThriftType::kList:
+    case ThriftType::kSet: {
+      ListHeader h{};
+      if (!ListHeaderQuick(&h) || !EnterQuick() || !SkipElementsQuick(h.element, h.count)) {
+        return false;
+      }
+      --depth_;
+      return true;
+    }
+    case ThriftType::kMap: {
+      uint64_t count = 0;
+      if (!VarintQuick(&count)) return false;
+      if (count == 0) return true;
+      if (pos_ >= data_.size()) return false;
+      const uint8_t kv = static_cast<uint8_t>(data_[pos_++]);
+      if (!IsValueType(kv >> 4) || !IsValueType(kv & 0x0f)) return false;
+      const ThriftType key = static_cast<ThriftType>(kv >> 4);
+      const ThriftType value = static_cast<ThriftType>(kv & 0x0f);
+      if (count > limits_.max_container_elements ||
+          count > remaining() / (MinElementBytes(key) + MinElementBytes(value))) {
+        return false;
+      }
+      if (!EnterQuick()) return false;
+      for (uint64_t i = 0; i < count; ++i) {
+        if (!SkipElementsQuick(key, 1) || !SkipElementsQuick(value, 1)) return false;
+      }
+      --depth_;
+      return true;
+    }
+    case ThriftType::kStruct: return SkipStructQuick();
+    case ThriftType::kStop: break;
+  }
+  return false;
+}
+
+Status ThriftCompactDecoder::SkipChecked(ThriftType type) {
   switch (type) {
     case ThriftType::kBoolTrue:
     case ThriftType::kBoolFalse: {
@@ -286,8 +467,7 @@ Status ThriftCompactDecoder::Skip(ThriftType type) {
       Leave();
       return Status::Ok();
     }
-    case ThriftType::kStruct:
-      return ReadStruct("struct", [this](int16_t, ThriftType t) { return Skip(t); });
+    case ThriftType::kStruct: return SkipStructChecked("struct");
     case ThriftType::kStop:
       break;
   }

@@ -97,6 +97,17 @@ class ThriftCompactDecoder {
 
   // Skips one value of any type, containers and structs included.
   Status Skip(ThriftType type);
+  // Skips a struct field's value (the header said `type`, which must be
+  // struct) as ReadStruct(name, ...) skipping every field would: the same
+  // checks, and errors named "<name> field <id>: ...".
+  Status SkipStruct(ThriftType type, std::string_view name);
+  // Skips a list (or set) as ReadList(type, element, ...) would, each
+  // element skipped; struct elements as SkipStruct(element, struct_name)
+  // when a name is given.
+  Status SkipList(ThriftType type, ThriftType element, std::string_view struct_name = {});
+  // Skip's checked walk alone, which makes a Status at every value: Skip
+  // answers what it answers, and uses it only to name a fault.
+  Status SkipChecked(ThriftType type);
 
   // When the bytes at the offset start with `prefix`, steps past them and
   // returns true (a caller that decoded the same bytes before, at the same
@@ -173,6 +184,46 @@ class ThriftCompactDecoder {
   Status Enter();
   void Leave() { --depth_; }
   Status SkipElements(ThriftType element, uint64_t count);
+  // The skips first walk with every check the checked walk makes, but
+  // answer only whether the bytes pass (no Status, so no string, made a
+  // value: most of a footer the index skips is small fields). Only when
+  // they do not is the value walked again, checked, from where it began,
+  // to make the error. Each Quick* accepts exactly what its checked twin
+  // accepts; after false the position is unspecified.
+  Status SkipStructChecked(std::string_view name);
+  bool SkipQuick(ThriftType type);
+  bool SkipStructQuick();
+  bool SkipElementsQuick(ThriftType element, uint64_t count);
+  bool VarintQuick(uint64_t* out) {
+    if (pos_ < data_.size() && static_cast<uint8_t>(data_[pos_]) < 0x80) {
+      *out = static_cast<uint8_t>(data_[pos_++]);
+      return true;
+    }
+    return VarintQuickSlow(out);
+  }
+  bool VarintQuickSlow(uint64_t* out);
+  bool ZigzagQuick(int bits) {
+    uint64_t u = 0;
+    return VarintQuick(&u) && (bits >= 64 || (u >> bits) == 0);
+  }
+  bool ListHeaderQuick(ListHeader* out);
+  bool EnterQuick() {
+    if (depth_ >= limits_.max_depth) return false;
+    ++depth_;
+    return true;
+  }
+  // Where a quick walk began, to walk again from there.
+  struct Mark {
+    size_t pos;
+    uint32_t depth;
+    bool in_container_bool;
+  };
+  Mark Here() const { return {pos_, depth_, in_container_bool_}; }
+  void Back(const Mark& m) {
+    pos_ = m.pos;
+    depth_ = m.depth;
+    in_container_bool_ = m.in_container_bool;
+  }
   static Status FieldContext(const Status& s, std::string_view name, int16_t id);
 
   std::string_view data_;

@@ -613,8 +613,10 @@ TEST(ParquetStream, ManyFilesIndexInListingOrderAndTheFirstBadFooterIsTheError) 
 // decoded on several threads and added to the table as they come, no
 // entry made) is byte for byte the table of the stream's index, and holds
 // the shards a serial read of every footer gives, in file order: 1,500
-// files of four fixtures (1 to 9 row groups, four schemas). With two bad
-// footers, the first in file order is the error.
+// files of four fixtures (1 to 9 row groups, four schemas) in runs of
+// five, so that a decoding thread both keeps a schema (and its shard
+// rows) file after file and meets another. With two bad footers, the
+// first in file order is the error.
 TEST(ParquetStream, TheTableMadeOnThreadsIsTheSerialIndexsAndTheFirstBadFooterIsTheError) {
   ScratchDir remote_dir, cache, cache2, cache3;
   std::vector<std::string> fixtures;
@@ -630,8 +632,8 @@ TEST(ParquetStream, TheTableMadeOnThreadsIsTheSerialIndexsAndTheFirstBadFooterIs
   };
   std::vector<ListedFile> files;
   for (size_t i = 0; i < kFiles; ++i) {
-    // Not in the fixtures' cycle: neighbours differ in schema and groups.
-    const std::string& bytes = fixtures[(i * 7 / 3) % fixtures.size()];
+    // Not in the fixtures' cycle: neighbouring runs differ in schema and groups.
+    const std::string& bytes = fixtures[(i / 5 * 7 / 3) % fixtures.size()];
     ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name(i)), bytes).ok());
     files.push_back({name(i), bytes.size(), ""});
   }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,58 @@ void ExpectSameForIndex(const FileFooter& full, const FileFooter& lean, const st
     EXPECT_EQ(b.leaf_count, a.leaf_count) << name;
     EXPECT_EQ(b.unsupported, a.unsupported) << name;
   }
+}
+
+// Every fixture's footer decoded twice, in turn, into one FileFooter (as
+// the index's decode threads do): whenever its schema was kept, the shard
+// rows made from the last decode's give ShardRowsOfFile's answer, for all
+// columns and for the last field alone.
+TEST(IndexFooter, ShardRowsWithAKeptSchemaAreShardRowsOfFile) {
+  std::vector<std::string> paths;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(SLUICE_TEST_DATA_DIR)) {
+    if (e.is_regular_file() && e.path().extension() == ".parquet") paths.push_back(e.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  FileFooter footer;
+  std::optional<FileShardRows> last[2];  // the shard rows of the kept schema
+  size_t compared = 0;
+  for (const std::string& path : paths) {
+    auto bytes = ReadFile(path);
+    ASSERT_TRUE(bytes.ok()) << path;
+    const std::string name = std::filesystem::path(path).filename();
+    auto length = ParseFooterLength(*bytes, bytes->size(), name);
+    if (!length.ok()) continue;
+    const std::string_view metadata =
+        std::string_view(*bytes).substr(bytes->size() - 8 - *length, *length);
+    const ListedFile file{name, bytes->size(), ""};
+    for (int twice = 0; twice < 2; ++twice) {
+      const Status decoded =
+          DecodeFooterInto(metadata, bytes->size(), name, IndexFooterOptions(), &footer);
+      if (!decoded.ok() || !footer.schema_source.kept) last[0] = last[1] = std::nullopt;
+      if (!decoded.ok()) continue;
+      const std::vector<std::string> each[2] = {{}, {footer.schema.fields.back().name}};
+      for (int c = 0; c < 2; ++c) {
+        auto want = ShardRowsOfFile(file, footer, each[c]);
+        if (!last[c]) {
+          if (want.ok()) last[c] = *want;
+          continue;
+        }
+        auto got = ShardRowsOfFileWithSchemaOf(*last[c], file, footer);
+        ASSERT_EQ(got.ok(), want.ok()) << name;
+        ++compared;
+        if (!want.ok()) {
+          EXPECT_EQ(got.status().ToString(), want.status().ToString()) << name;
+          continue;
+        }
+        EXPECT_EQ(got->config.format, want->config.format) << name;
+        EXPECT_EQ(got->config.column_names, want->config.column_names) << name;
+        EXPECT_EQ(got->config.column_encodings, want->config.column_encodings) << name;
+        EXPECT_EQ(got->row_groups, want->row_groups) << name;
+        EXPECT_EQ(got->fields, want->fields) << name;
+      }
+    }
+  }
+  EXPECT_GE(compared, 100u);
 }
 
 // Every Parquet file under tests/data read both ways: the same error, or

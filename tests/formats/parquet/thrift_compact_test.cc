@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -203,6 +204,114 @@ TEST(ThriftCompact, TruncationAtEveryByteIsAnError) {
     Status st = Decode(std::string_view(w.bytes).substr(0, n), &s);
     EXPECT_TRUE(IsCorrupt(st)) << n;
   }
+}
+
+// Skip, SkipStruct and SkipList first walk without making a Status and
+// walk again, checked, only on a fault: on every truncation and every
+// single-byte change of a value using every type (and under tight
+// limits), each answers as its checked walk does, with the same error
+// text, or OK at the same offset.
+TEST(ThriftCompact, EveryQuickSkipAnswersAsItsCheckedWalkOnEveryDamagedByte) {
+  ThriftWriter w;
+  w.ListHeader(12, 2);  // a list of two structs; the first uses every type
+  w.BeginStruct();
+  w.Bool(1, true);
+  w.Bool(2, false);
+  w.I8(3, -7);
+  w.I16(4, -300);
+  w.I32(5, 70000);
+  w.I64(6, -1234567890123);
+  w.Double(7, 2.5);
+  w.Binary(8, "abc");
+  w.I32List(9, {1, -200, 30000});
+  w.StringList(10, {"x", "yz"});
+  w.List(11, 1, 2);  // bools in a list: a byte each
+  w.bytes += "\x01\x02";
+  w.Field(12, 11);  // map<i32, binary> of 2 entries
+  w.Varint(2);
+  w.bytes.push_back(static_cast<char>(0x58));
+  w.Zigzag(1); w.Varint(1); w.bytes += "k";
+  w.Zigzag(-2); w.Varint(0);
+  w.Field(13, 11);  // an empty map
+  w.Varint(0);
+  w.Struct(14);
+  w.Struct(1);
+  w.I32(300, 9);  // the long form of a field id
+  w.EndStruct();
+  w.EndStruct();
+  w.Field(15, 10);  // set<i16>
+  w.ListHeader(4, 1);
+  w.Zigzag(5);
+  w.EndStruct();
+  w.BeginStruct();
+  w.EndStruct();
+  const std::string list = w.bytes;
+  const std::string one = list.substr(1, list.size() - 2);  // the first struct
+  const std::string ints("\x35\x02\x03\x04", 4);  // list<i32> {1, -2, 2}
+
+  ThriftLimits tight;
+  tight.max_depth = 3;
+  tight.max_container_elements = 2;
+  tight.max_binary_bytes = 2;
+  using Walk = std::function<Status(ThriftCompactDecoder&)>;
+  struct Pair {
+    std::string bytes;
+    Walk quick, checked;
+  };
+  const auto struct_checked = [](ThriftCompactDecoder& d, std::string_view name) {
+    return d.ReadStruct(name, [&](int16_t, ThriftType t) { return d.SkipChecked(t); });
+  };
+  const std::vector<Pair> pairs = {
+      {one, [](auto& d) { return d.Skip(ThriftType::kStruct); },
+       [](auto& d) { return d.SkipChecked(ThriftType::kStruct); }},
+      {list, [](auto& d) { return d.Skip(ThriftType::kList); },
+       [](auto& d) { return d.SkipChecked(ThriftType::kList); }},
+      {one, [](auto& d) { return d.SkipStruct(ThriftType::kStruct, "Named"); },
+       [&](auto& d) { return struct_checked(d, "Named"); }},
+      {list, [](auto& d) { return d.SkipList(ThriftType::kList, ThriftType::kStruct, "Elem"); },
+       [&](auto& d) {
+         return d.ReadList(ThriftType::kList, ThriftType::kStruct, [&](ThriftType e) -> Status {
+           SLUICE_RETURN_IF_ERROR(d.ExpectType(e, ThriftType::kStruct));
+           return struct_checked(d, "Elem");
+         });
+       }},
+      {ints, [](auto& d) { return d.SkipList(ThriftType::kSet, ThriftType::kI32); },
+       [](auto& d) {
+         return d.ReadList(ThriftType::kSet, ThriftType::kI32,
+                           [&](ThriftType e) { return d.SkipChecked(e); });
+       }},
+  };
+  const auto answer = [](const std::string& bytes, ThriftLimits limits, const Walk& walk) {
+    ThriftCompactDecoder d(bytes, limits);
+    const Status s = walk(d);
+    return s.ok() ? "ok at " + std::to_string(d.offset()) : s.ToString();
+  };
+  size_t cases = 0, faults = 0;
+  for (const Pair& p : pairs) {
+    std::vector<std::string> inputs;
+    for (size_t n = 0; n <= p.bytes.size(); ++n) inputs.push_back(p.bytes.substr(0, n));
+    for (size_t i = 0; i < p.bytes.size(); ++i) {
+      const auto b = static_cast<uint8_t>(p.bytes[i]);
+      for (int v : {0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x0f, 0x10, 0x19, 0x1a, 0x1b, 0x1c,
+                    0x7f, 0x80, 0xf9, 0xff, b + 1, b - 1, b ^ 0x80}) {
+        std::string m = p.bytes;
+        m[i] = static_cast<char>(v);
+        inputs.push_back(m);
+      }
+    }
+    for (const std::string& in : inputs) {
+      for (const ThriftLimits& limits : {ThriftLimits{}, tight}) {
+        const std::string want = answer(in, limits, p.checked);
+        ASSERT_EQ(answer(in, limits, p.quick), want) << ::testing::PrintToString(in);
+        ++cases;
+        faults += want.rfind("ok at", 0) != 0;
+      }
+    }
+  }
+  // The walks met both answers, many times over.
+  EXPECT_GT(cases, 4000u);
+  EXPECT_GT(faults, 1000u);
+  EXPECT_GT(cases - faults, 1000u);
 }
 
 }  // namespace
