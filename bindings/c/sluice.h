@@ -744,8 +744,8 @@ typedef struct sluice_stream sluice_stream;
  *    file ends the iteration with an error naming it; true: it is skipped
  *    and counted in sluice_stream_stats), "fetch_concurrency" (shards or
  *    files one reader opens at once: default for raw-file streams 16, or
- *    64 shared by the node's readers when fewer, at least 2; 4 otherwise;
- *    under a cache_limit 1 unless the node has one reader, and extra ones
+ *    64 shared by the node's readers when fewer, at least 2; 2 in order
+ *    when every stream that downloads is a single pass; 4 otherwise; under a cache_limit 1 unless the node has one reader, and extra ones
  *    only when there is room), "metrics_retention_s" (an integer >= 0:
  *    seconds the node's metrics records of ended processes are kept;
  *    default $SLUICE_METRICS_RETENTION_S, else 86400),

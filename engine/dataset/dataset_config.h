@@ -209,11 +209,11 @@ struct DatasetOptions {
   // "skip_missing_files" (bool).
   bool skip_missing_files = false;
   // Shards (files) one reader opens at once, downloads included; Sluice's
-  // extension, key "fetch_concurrency". None: for a raw-file stream
-  // (small files want many requests in flight) 16, or 64 shared by the
-  // node's readers (ranks_per_node x num_workers) when that is fewer, at
-  // least 2; else 4 (a shard's parts run in parallel, but a few shards at
-  // once keep the link full between them). Without a cache_limit the
+  // extension, key "fetch_concurrency". None: for a raw-file stream 16, or
+  // 64 shared by the node's readers (ranks x workers) when fewer, at least
+  // 2; when every stream that downloads is a single pass in order, 2 (a
+  // shard-sized buffer each: StreamingDataset::OpenThreads); else 4 (a few
+  // shards at once keep the link full between them). Without a cache_limit the
   // reader keeps that many shards opened or opening ahead of it, beyond the
   // predownload window too. Under a cache_limit (whose budget counts one
   // open shard per reader) only within the window, and only the next

@@ -381,7 +381,22 @@ size_t StreamingDataset::OpenThreads(int64_t num_workers) const {
     return std::clamp<size_t>((kNodeFileFetchConcurrency + readers - 1) / readers,
                               kMinFileFetchConcurrency, kRawFileFetchConcurrency);
   }
-  return kShardFetchConcurrency;
+  // A single pass receives each shard it opens into a buffer of the
+  // shard's size, fresh memory the kernel zeroes (and, in a VM, maps) on
+  // first touch. In order, two shards at once (the one read, the next
+  // received in parallel parts) need half the buffers of four, and
+  // workload B's epoch took no more CPU or time (BENCHMARKS.md, "A single
+  // pass in order, two shards at once"). Shuffled, it keeps four: more
+  // shards open let a shard serve more of its samples before it is let go
+  // and received again. Only when every stream that downloads is a single pass: a
+  // cached stream's shards go to files.
+  bool single = false, cached = false;
+  for (const StreamOptions& s : options_.streams) {
+    if (s.has_remote()) (ReadsInSinglePass(s) ? single : cached) = true;
+  }
+  constexpr size_t kSinglePassFetchConcurrency = 2;
+  return single && !cached && !options_.plan.shuffle ? kSinglePassFetchConcurrency
+                                                     : kShardFetchConcurrency;
 }
 
 std::string StreamingDataset::shard_path(size_t g) const {

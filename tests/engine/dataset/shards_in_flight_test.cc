@@ -368,5 +368,44 @@ TEST(ShardsInFlight, TheFirstShardIsFetchedAlone) {
   EXPECT_FALSE(call.get().ok());
 }
 
+// The shards a reader opens at once (the metrics' fetch_concurrency, set
+// as the pass begins) of a dataset over `remote`'s streams, each stream
+// single pass or cached as `single_pass` says, in order or `shuffled`;
+// `given` the key's value.
+int64_t FetchConcurrencyOf(const std::string& remote, const std::vector<bool>& single_pass,
+                           std::optional<int64_t> given = std::nullopt, bool shuffled = false) {
+  std::vector<ScratchDir> locals(single_pass.size());
+  DatasetOptions o = testing::OneStreamOptions(remote, locals[0].path());
+  o.streams.clear();
+  for (size_t s = 0; s < single_pass.size(); ++s) {
+    StreamOptions stream = testing::OneStreamOptions(remote, locals[s].path()).streams[0];
+    stream.single_pass = single_pass[s];
+    o.streams.push_back(stream);
+  }
+  o.fetch_concurrency = given;
+  o.plan.shuffle = shuffled;
+  auto ds = StreamingDataset::Open(o);
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  if (!ds.ok()) return -1;
+  EXPECT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  return (*ds)->Metrics().fetch_concurrency;
+}
+
+// A single pass receives each shard it opens into a buffer of the shard's
+// size: in order it opens two at once by default, a cached reader four; a
+// shuffled single pass and a dataset with any cached stream keep four, and
+// a value given applies as given.
+TEST(ShardsInFlight, ASinglePassInOrderOpensTwoShardsAtOnceByDefault) {
+  ScratchDir remote;
+  testing::WriteSyntheticMds(remote.path(), 400, 4000);
+  EXPECT_EQ(FetchConcurrencyOf(remote.path(), {true}), 2);
+  EXPECT_EQ(FetchConcurrencyOf(remote.path(), {true, true}), 2);
+  EXPECT_EQ(FetchConcurrencyOf(remote.path(), {false}), 4);
+  EXPECT_EQ(FetchConcurrencyOf(remote.path(), {true, false}), 4);
+  EXPECT_EQ(FetchConcurrencyOf(remote.path(), {true}, std::nullopt, /*shuffled=*/true), 4);
+  EXPECT_EQ(FetchConcurrencyOf(remote.path(), {true}, 4), 4);
+  EXPECT_EQ(FetchConcurrencyOf(remote.path(), {false}, 1), 1);
+}
+
 }  // namespace
 }  // namespace sluice
