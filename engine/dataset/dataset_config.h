@@ -194,7 +194,9 @@ struct DatasetOptions {
   // shard the reader passed stays in memory until its next use in the
   // worker's order while the shards so held fit (counted at the largest
   // single-pass shard's bytes; PrefetchSchedule::Options::hold_shards),
-  // else it goes and its next use receives it again. py1e (Mosaic's
+  // else it goes, and its later samples are read by one ranged request
+  // each (StreamShards::OpenRangedShard; a shard whose format cannot be
+  // read so, compressed or with a meta file, is received again). py1e (Mosaic's
   // default shuffle) spreads a shard's samples over a block of
   // shuffle_block_size samples, by default wider than most datasets' share
   // of a worker, so a shuffled single pass would otherwise receive each
