@@ -9,6 +9,7 @@
 #include "engine/dataset/byte_size.h"
 #include "engine/planner/partition.h"
 #include "engine/planner/shuffle.h"
+#include "engine/planner/size_check.h"
 #include "engine/planner/weights.h"
 #include "formats/json/py_json.h"
 
@@ -318,6 +319,21 @@ Status ApplyGlobalKey(std::string_view k, const JsonValue& v, DatasetOptions* o)
     SLUICE_ASSIGN_OR_RETURN(o->guess_first_shard, GetBool(v, k));
   } else if (k == "serve_in_flight") {
     SLUICE_ASSIGN_OR_RETURN(o->serve_in_flight, GetBool(v, k));
+  } else if (k == "single_pass_memory") {
+    if (IsNull(v)) {
+      o->single_pass_memory.reset();
+    } else if (const std::string* s = std::get_if<std::string>(&v.v)) {
+      Result<uint64_t> bytes = ParseByteSize(*s);
+      if (!bytes.ok()) {
+        return Bad(k, "must be a number of bytes, 0 or more, or a size such as \"4gb\" (" +
+                          std::string(bytes.status().message()) + ")");
+      }
+      o->single_pass_memory = *bytes;
+    } else {
+      SLUICE_ASSIGN_OR_RETURN(int64_t bytes, GetInt(v, k));
+      if (bytes < 0) return Bad(k, "must be a number of bytes, 0 or more");
+      o->single_pass_memory = static_cast<uint64_t>(bytes);
+    }
   } else if (k == "skip_corrupt_shards") {
     SLUICE_ASSIGN_OR_RETURN(o->skip_corrupt_shards, GetBool(v, k));
   } else if (k == "skip_missing_files") {
@@ -356,6 +372,12 @@ Result<std::optional<int64_t>> EnvInt(const char* name) {
 }
 
 }  // namespace
+
+uint64_t DatasetOptions::single_pass_memory_bytes() const {
+  if (single_pass_memory) return *single_pass_memory;
+  const uint64_t limit = planner::ProcessMemoryLimit();
+  return limit == 0 ? uint64_t{4} << 30 : std::min(limit / 4, kSinglePassMemoryCap);
+}
 
 bool ReadsInSinglePass(const StreamOptions& stream) {
   return stream.single_pass && stream.has_remote();

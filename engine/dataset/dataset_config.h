@@ -189,6 +189,21 @@ struct DatasetOptions {
   // prefetcher's, IterationCursor), so it counts once, as one download or
   // one hit.
   bool serve_in_flight = true;
+  // The memory a pass may hold of shards received in a single pass
+  // (ReadsInSinglePass) for a later use beyond its prefetch window: a
+  // shard the reader passed stays in memory until its next use in the
+  // worker's order while the shards so held fit (counted at the largest
+  // single-pass shard's bytes; PrefetchSchedule::Options::hold_shards),
+  // else it goes, and its later samples are read by one ranged request
+  // each (StreamShards::OpenRangedShard; a shard whose format cannot be
+  // read so, compressed or with a meta file, is received again). py1e (Mosaic's
+  // default shuffle) spreads a shard's samples over a block of
+  // shuffle_block_size samples, by default wider than most datasets' share
+  // of a worker, so a shuffled single pass would otherwise receive each
+  // shard several times. Sluice's extension, key "single_pass_memory"
+  // (bytes, 0 or more, or a "4gb"-style string; 0: none held). None:
+  // single_pass_memory_bytes()'s default.
+  std::optional<uint64_t> single_pass_memory;
   // A pass whose worker plan has more ids than this is planned and read in
   // windows of this many ids (IterationCursor's "In windows": memory of a
   // few windows, not of the epoch); smaller ones hold their whole plan.
@@ -241,6 +256,11 @@ struct DatasetOptions {
   Env* env = Env::Default();
 
   int64_t batch_size() const { return plan.batch_size.value_or(1); }
+  // single_pass_memory, or by default a quarter of the memory this
+  // process may use (planner::ProcessMemoryLimit), at most
+  // kSinglePassMemoryCap; 4 GiB when no limit is known.
+  uint64_t single_pass_memory_bytes() const;
+  static constexpr uint64_t kSinglePassMemoryCap = uint64_t{16} << 30;
   int64_t predownload_samples() const {
     int64_t b = batch_size();
     return predownload.value_or(b > INT64_MAX / 8 ? INT64_MAX : 8 * b);
@@ -263,7 +283,7 @@ bool ReadsInSinglePass(const StreamOptions& stream);
 // "any_custom_encoding" (bool), "mosaic_cache_limit_checks" (bool),
 // "wait_timeout" (seconds),
 // "prefetch_next_epoch" (bool), "peek_first_sample" (bool), "guess_first_shard" (bool),
-// "serve_in_flight" (bool),
+// "serve_in_flight" (bool), "single_pass_memory" (bytes or "4gb"-style string),
 // "pass_window_ids" (>= 1),
 // "skip_corrupt_shards" (bool),
 // "skip_missing_files" (bool), "fetch_concurrency" (1..256),

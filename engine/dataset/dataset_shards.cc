@@ -73,6 +73,24 @@ std::shared_ptr<const OpenedShard> DatasetShards::HeldForTesting(size_t g) {
   return g < open_.size() ? open_[g].lock() : nullptr;
 }
 
+Result<std::shared_ptr<const OpenedShard>> DatasetShards::OpenRanged(size_t g) {
+  const size_t s = StreamOfShard(first_shard_, g);
+  if (skip_corrupt_ || skip_missing_) {
+    std::lock_guard<std::mutex> lock(skipped_mu_);
+    if (skipped_.count(g)) return OpenedShard::Skipped();
+  }
+  {
+    std::lock_guard<std::mutex> lock(open_mu_);
+    if (g < open_.size()) {
+      if (std::shared_ptr<const OpenedShard> open = open_[g].lock()) return open;
+    }
+  }
+  SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<OpenedShard> ranged,
+                          streams_[s]->OpenRangedShard(g - first_shard_[s]));
+  if (ranged) return std::shared_ptr<const OpenedShard>(std::move(ranged));
+  return Open(g, nullptr, true, false);
+}
+
 bool DatasetShards::OpenDecodes(size_t g) const {
   if (first_shard_.empty() || g >= first_shard_.back()) return false;
   const size_t s = StreamOfShard(first_shard_, g);

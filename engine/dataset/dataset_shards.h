@@ -70,6 +70,11 @@ class DatasetShards {
   // (StreamShards::OpenDecodes): the one answer an iteration's prefetcher
   // asks before holding its other opens behind a pass's first shard.
   bool OpenDecodes(size_t g) const;
+  // Global shard `g` for the rest of a single pass that let it go before
+  // its last use: an open one (held by another reader) as it is, else
+  // opened for ranged reads of its samples (StreamShards::OpenRangedShard)
+  // or, where that cannot be, as Open opens it.
+  Result<std::shared_ptr<const OpenedShard>> OpenRanged(size_t g);
   // Whether global shard `g`'s samples may be peeked
   // (StreamShards::Peekable); never with skip_corrupt_shards (the shard
   // might turn out skipped, and its samples must then not have been read).

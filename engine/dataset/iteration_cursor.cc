@@ -174,7 +174,12 @@ void IterationCursor::StartPrefetcher() {
       // decodes beside it on the same cores (resume at 1M rows:
       // BENCHMARKS.md, issue 35). MDS and the text formats only map
       // theirs: a hold would only delay the next shards' downloads.
-      /*hold_first=*/!first_read_ && !ids_.empty() && shards_->OpenDecodes(first_shard_));
+      /*hold_first=*/!first_read_ && !ids_.empty() && shards_->OpenDecodes(first_shard_),
+      options.hold_shards,
+      options.hold_shards ? ShardPrefetcher::Opener([this](size_t g, const std::atomic<bool>*) {
+        return shards_->OpenRanged(g);
+      })
+                          : nullptr);
   shard_of_ = {};
   seed_ = {};
 }

@@ -163,6 +163,10 @@ struct IterationOptions {
   // The prefetch threads fault a shard's pages in only once the consumer
   // has been handed this many samples (its first batch; see OpenShard).
   size_t populate_after = 0;
+  // Set where a stream is read in a single pass: its shards held for a
+  // use beyond the window, and those let go opened for ranged reads
+  // (PrefetchSchedule::Options::hold_shards, DatasetShards::OpenRanged).
+  std::optional<size_t> hold_shards = std::nullopt;
 };
 
 // What a pass holds per position of its order, at most (the dataset's

@@ -1,6 +1,7 @@
 #include "engine/dataset/opened_shard.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "formats/dataset/format_descriptor.h"
 
@@ -43,6 +44,64 @@ Result<std::unique_ptr<OpenedShard>> OpenedShard::OpenInMemory(ShardEntry entry,
   return s;
 }
 
+Result<std::unique_ptr<OpenedShard>> OpenedShard::OpenRanged(ShardEntry entry,
+                                                             std::string_view head,
+                                                             SpanReader read_span) {
+  std::unique_ptr<OpenedShard> s(new OpenedShard());
+  s->entry_ = std::make_unique<const ShardEntry>(std::move(entry));
+  const ShardEntry& e = *s->entry_;
+  const ShardFormatDescriptor* format = FindShardFormat(e.format);
+  if (format == nullptr || format->peek == nullptr || e.raw_meta ||
+      head.size() > e.raw_data.bytes) {
+    return InvalidArgumentError("'" + e.raw_data.basename +
+                                "' cannot be read by ranged reads of its samples");
+  }
+  SLUICE_ASSIGN_OR_RETURN(ShardBytes room,
+                          ShardBytes::Allocate(e.raw_data.bytes, e.raw_data.basename));
+  std::memcpy(room.Room(), head.data(), head.size());
+  auto ranged = std::make_unique<Ranged>();
+  ranged->read_span = std::move(read_span);
+  ranged->hooks = format->peek;
+  ranged->room = room.Room();
+  ranged->head_bytes = head.size();
+  ranged->filled.assign(e.samples, false);
+  // The whole file's size, so that the reader's checks of its offsets
+  // hold; only the head and the samples FillRanged read are ever viewed.
+  room.Received(e.raw_data.bytes);
+  s->held_data_ = std::move(room);
+  s->ranged_ = std::move(ranged);
+  SLUICE_ASSIGN_OR_RETURN(s->view_, ShardView::Open(e, s->held_data_.view(), {}));
+  return s;
+}
+
+Status OpenedShard::FillRanged(uint32_t i) const {
+  Ranged& r = *ranged_;
+  if (i >= r.filled.size()) return Status::Ok();  // the reader's own error
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (r.filled[i]) return Status::Ok();
+  const DataSpan bounds = r.hooks->bounds_at(i);
+  const std::string& name = entry_->raw_data.basename;
+  if (bounds.offset + bounds.length > r.head_bytes) {
+    return CorruptError(name + ": sample " + std::to_string(i) +
+                        "'s bounds lie past the head kept");
+  }
+  const std::string_view bounds_bytes(r.room + bounds.offset, bounds.length);
+  SLUICE_ASSIGN_OR_RETURN(const DataSpan span,
+                          r.hooks->sample_span(*entry_, i, bounds_bytes, name));
+  if (span.length > 0) {
+    SLUICE_ASSIGN_OR_RETURN(const std::string bytes, r.read_span(i, span));
+    if (bytes.size() != span.length) {
+      return CorruptError(name + ": the read of sample " + std::to_string(i) + " (bytes " +
+                          std::to_string(span.offset) + "-" +
+                          std::to_string(span.offset + span.length - 1) + ") answered " +
+                          std::to_string(bytes.size()) + " bytes");
+    }
+    std::memcpy(r.room + span.offset, bytes.data(), bytes.size());
+  }
+  r.filled[i] = true;
+  return Status::Ok();
+}
+
 std::shared_ptr<const OpenedShard> OpenedShard::Skipped() {
   static const std::shared_ptr<const OpenedShard> skipped(new OpenedShard());
   return skipped;
@@ -51,6 +110,7 @@ std::shared_ptr<const OpenedShard> OpenedShard::Skipped() {
 Status OpenedShard::Read(uint32_t i, const std::vector<std::string>& column_names,
                          SampleFields* out) const {
   if (on_disk()) ReadAhead(i);
+  if (ranged_) SLUICE_RETURN_IF_ERROR(FillRanged(i));
   return view_.Read(i, column_names, out);
 }
 

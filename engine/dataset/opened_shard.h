@@ -6,14 +6,18 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/file.h"
 #include "base/status.h"
 #include "engine/cache/shard_cache.h"
 #include "engine/dataset/shard_bytes.h"
+#include "formats/dataset/format_descriptor.h"
 #include "formats/dataset/shard_view.h"
 #include "formats/index/index.h"
 
@@ -46,6 +50,21 @@ class OpenedShard {
   // the shard owns and frees with itself; no file, no pin.
   static Result<std::unique_ptr<OpenedShard>> OpenInMemory(ShardEntry entry, ShardBytes data,
                                                            ShardBytes meta);
+
+  // A single pass's shard let go before its last use (PrefetchSchedule::
+  // Options::hold_shards all taken), opened again for the rest of the
+  // pass: `head` (its data file's bytes before its first sample: MDS's
+  // count, offsets table and config, kept from its receive) is placed in
+  // room of the file's size, and each sample's bytes are read into their
+  // place by `read_span` (a ranged read of those bytes alone, found from
+  // the head's bounds: the format's SamplePeekHooks) the first time Read
+  // asks for them. No other byte of the file is read. For a data file of
+  // a SamplePeekable format with no meta file. Read is thread-safe: a
+  // sample is read once, under the shard's own mutex.
+  using SpanReader = std::function<Result<std::string>(uint32_t i, const DataSpan& span)>;
+  static Result<std::unique_ptr<OpenedShard>> OpenRanged(ShardEntry entry, std::string_view head,
+                                                         SpanReader read_span);
+  bool ranged() const { return ranged_ != nullptr; }
 
   // The stand-in for a shard skipped as corrupt (skip_corrupt_shards): no
   // files, no entry; only skipped() may be called. One shared instance.
@@ -84,10 +103,10 @@ class OpenedShard {
   // PrefetchOffsets loads where the sample is (do it some samples ahead of
   // Prefetch, which reads that to load the sample's bytes).
   void PrefetchOffsets(uint32_t i) const {
-    if (!skipped()) view_.PrefetchOffsets(i);
+    if (!skipped() && !ranged()) view_.PrefetchOffsets(i);
   }
   void Prefetch(uint32_t i) const {
-    if (skipped()) return;
+    if (skipped() || ranged()) return;  // a ranged sample's bytes are not there yet
     if (on_disk()) ReadAhead(i);
     view_.Prefetch(i);
   }
@@ -96,6 +115,17 @@ class OpenedShard {
   OpenedShard() = default;
   // Asks for sample i's bytes (MDS) from disk without waiting.
   void ReadAhead(uint32_t i) const;
+  // OpenRanged's: sample i's bytes read into their place, once.
+  Status FillRanged(uint32_t i) const;
+  struct Ranged {
+    SpanReader read_span;
+    const SamplePeekHooks* hooks = nullptr;
+    char* room = nullptr;  // held_data_'s bytes, written a sample at a time
+    uint64_t head_bytes = 0;
+    std::mutex mu;
+    std::vector<bool> filled;  // under mu
+  };
+  std::unique_ptr<Ranged> ranged_;  // OpenRanged's
   static constexpr uint64_t kReadAheadBytes = uint64_t{256} << 10;
 
   // Null for Skipped(). Declared before view_, which may view it.

@@ -7,6 +7,8 @@ namespace sluice {
 PrefetchSchedule::PrefetchSchedule(std::vector<size_t> shard_of, const Options& options,
                                    HandleMap seed, bool complete)
     : look_ahead_(options.keep_reused),
+      tracks_next_use_(options.keep_reused || options.hold_shards.has_value()),
+      hold_shards_(options.hold_shards),
       look_ahead_limit_(options.look_ahead),
       window_(std::clamp<size_t>(options.window, 1, kMaxWindow)),
       open_threads_(std::max<size_t>(options.open_threads, 1)),
@@ -40,7 +42,7 @@ void PrefetchSchedule::Append(std::vector<size_t> shard_of, bool last) {
   // Not zeroed: written by the scan before any read, and untouched pages
   // of a long order cost nothing until the scan reaches them.
   part.at.reset(new const void*[std::max<size_t>(n, 1)]);
-  if (look_ahead_) {
+  if (tracks_next_use_) {
     part.next_use.assign(n, kNoNextUse);
     // last_seen_ is a vector, not a map: shard numbers are dense, and a
     // whole order runs through here before its first sample.
@@ -64,7 +66,7 @@ void PrefetchSchedule::Append(std::vector<size_t> shard_of, bool last) {
   parts_.push_back(std::move(part));
   complete_ = last;
   ahead_wants_more_ = false;
-  if (look_ahead_ && last) {
+  if (tracks_next_use_ && last) {
     // The whole order known: a shard's last use has none after it (size(),
     // as DropBefore counts it).
     const size_t kept_from = parts_.front().begin;
@@ -140,11 +142,24 @@ void PrefetchSchedule::DropBefore(size_t p) {
     // Reused before the scan can get a window past p: keep it. The scan
     // reaches that use and queues the entry again under its new position.
     // (An incomplete order is known a window past p: KnownTo.)
-    if (look_ahead_) {
+    if (tracks_next_use_) {
       const Part& part = PartAt(last);
       const uint32_t next = part.next_use[last - part.begin];
-      if (next != kNoNextUse && last + next < p + window_) continue;
+      if (look_ahead_ && next != kNoNextUse && last + next < p + window_) continue;
+      // Used again later: held for that use while the budget has room (a
+      // shard already held keeps its place).
+      if (hold_shards_ && next != kNoNextUse && last + next < known_) {
+        // One let go is read by ranged reads from then on: its handle
+        // (the samples read so far) takes no room from a whole shard.
+        if (let_go_.count(shard) == 0 &&
+            (held_for_use_.count(shard) > 0 || held_for_use_.size() < *hold_shards_)) {
+          held_for_use_.insert(shard);
+          continue;
+        }
+        let_go_.insert(shard);
+      }
     }
+    held_for_use_.erase(shard);
     ready_.erase(it);
   }
 }
@@ -194,6 +209,8 @@ bool PrefetchSchedule::ScanOpen(size_t limit) {
     while (k < k_end) {
       const size_t shard = s[k];
       auto it = ready_.find(shard);
+      // A held shard's use is here: it is no longer held for a later one.
+      if (it != ready_.end() && !held_for_use_.empty()) held_for_use_.erase(shard);
       if (it == ready_.end()) {
         HandleMap* opened = seed_.count(shard) ? &seed_ : early_.count(shard) ? &early_ : nullptr;
         if (!opened) {

@@ -83,6 +83,17 @@ class PrefetchSchedule {
     // Only where an open decodes (DatasetShards::OpenDecodes): elsewhere
     // the hold would only delay the next shards' downloads.
     bool hold_first = false;
+    // Set for a single pass (nothing cached): a shard the consumer passed
+    // whose next use in the order is known but beyond the window stays
+    // open for that use, up to this many such shards at once (the first
+    // to ask; DatasetOptions::single_pass_memory over the largest shard).
+    // Past that the shard is let go early (LetGo): its later uses are
+    // opened for ranged reads of their samples (ShardPrefetcher's
+    // ranged_opener), not received whole again. py1e spreads a shard's
+    // samples over a block of the order, so without this a shuffled
+    // single pass received each shard several times (issue 41). A use in
+    // a part of the order not yet known is not seen.
+    std::optional<size_t> hold_shards = std::nullopt;
   };
   // How far past the window's end the look beyond it reaches in an order
   // whose shards each lie in one run (in order) of at most `largest_shard`
@@ -111,6 +122,11 @@ class PrefetchSchedule {
   size_t shard_of(size_t q) const { return ShardAt(q); }
   size_t scan() const { return scan_; }
   size_t consumer() const { return consumer_; }
+  // Shards held for a use beyond the window (Options::hold_shards).
+  size_t held_shards() const { return held_for_use_.size(); }
+  // Whether `shard` was let go before its last use because hold_shards
+  // were all taken: its later uses in this order read it by ranged reads.
+  bool LetGo(size_t shard) const { return let_go_.count(shard) > 0; }
   // Shards held open for the consumer's position and beyond: open (the scan
   // met them, passed ones included until the consumer's next reported move
   // drops them, and those kept for a near reuse), opened early and seeded.
@@ -129,7 +145,7 @@ class PrefetchSchedule {
     std::vector<uint32_t> shard_of;
     // next_use[k]: how far after begin + k the same shard is read next;
     // kNoNextUse while none is known or when it is that far or farther
-    // (only with keep_reused). The window is at most kMaxWindow and the
+    // (only with keep_reused or hold_shards). The window is at most kMaxWindow and the
     // consumer's move at most a window, so a kept shard's next use is
     // always nearer than kNoNextUse: the decisions are those of exact
     // positions.
@@ -275,10 +291,18 @@ class PrefetchSchedule {
   // AdvanceAhead reached the known end of an incomplete order.
   bool ahead_wants_more_ = false;
   // last_seen_[shard]: its last known position (SIZE_MAX: none), to fill
-  // next_use as parts come; only with keep_reused.
+  // next_use as parts come; only with keep_reused or hold_shards.
   std::vector<size_t> last_seen_;
   static constexpr size_t kShardsAhead = 2;
   const bool look_ahead_;
+  // next_use is kept (keep_reused or hold_shards).
+  const bool tracks_next_use_;
+  const std::optional<size_t> hold_shards_;
+  // The shards DropBefore kept for a use beyond the window (hold_shards),
+  // until the scan meets that use or they go; and those it let go with a
+  // later use (LetGo), for the order's life.
+  std::unordered_set<size_t> held_for_use_;
+  std::unordered_set<size_t> let_go_;
   const size_t look_ahead_limit_;
   const size_t window_;
   const size_t open_threads_;

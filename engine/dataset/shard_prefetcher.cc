@@ -20,9 +20,11 @@ PrefetchSchedule::HandleMap Erased(ShardPrefetcher::ShardMap seed) {
 ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Opener opener,
                                  NextOrder next, ShardMap seed, bool keep_reused,
                                  size_t open_threads, TryOpener try_opener, MoreOrder more,
-                                 size_t look_ahead, bool hold_first)
+                                 size_t look_ahead, bool hold_first,
+                                 std::optional<size_t> hold_shards, Opener ranged_opener)
     : opener_(std::move(opener)),
       try_opener_(std::move(try_opener)),
+      ranged_opener_(std::move(ranged_opener)),
       next_(std::move(next)),
       more_(std::move(more)),
       schedule_(std::move(shard_of),
@@ -32,7 +34,8 @@ ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Op
                                           .try_open = try_opener_ != nullptr,
                                           .has_next = next_ != nullptr,
                                           .look_ahead = look_ahead,
-                                          .hold_first = hold_first},
+                                          .hold_first = hold_first,
+                                          .hold_shards = hold_shards},
                 Erased(std::move(seed)), /*complete=*/more_ == nullptr) {}
 
 ShardPrefetcher::~ShardPrefetcher() { Stop(); }
@@ -111,8 +114,15 @@ ShardPrefetcher::ShardMap ShardPrefetcher::StopAndTakeNext() {
   return std::move(next_ready_);
 }
 
-Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Open(size_t shard, bool wait) {
+Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Open(size_t shard, bool wait,
+                                                                 bool this_order) {
+  bool ranged = false;
+  if (ranged_opener_ && this_order) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ranged = schedule_.LetGo(shard);
+  }
   try {
+    if (ranged) return ranged_opener_(shard, &cancel_);
     return wait ? opener_(shard, &cancel_) : try_opener_(shard, &cancel_);
   } catch (...) {
     return StatusFromException(std::current_exception(), "opening shard " + std::to_string(shard));
@@ -202,7 +212,7 @@ void ShardPrefetcher::OpenNextOrder(std::unique_lock<std::mutex>& lock) {
     if (stopping) break;
     if (skip) continue;
     if (!have) {
-      auto opened = Open(shard);
+      auto opened = Open(shard, /*wait=*/true, /*this_order=*/false);
       if (!opened.ok()) break;  // the next epoch will report it
       have = std::move(*opened);
     }

@@ -24,6 +24,13 @@
 // one shard, and an in-order reader would otherwise wait for the whole
 // download of every next shard.
 //
+// With `hold_shards` (a single pass: a shard let go is not in any cache),
+// a passed shard with a later use beyond the window stays open for it
+// while fewer than hold_shards are so held; one let go past that is
+// opened for its later uses by `ranged_opener` (its samples read by
+// ranged reads, StreamShards::OpenRangedShard) rather than by `opener`
+// (PrefetchSchedule::Options::hold_shards).
+//
 // With `open_threads` > 1, that many shards are opened at once: helper
 // threads open the shards of later positions in the window (the thread
 // keeps the order's next one), so a window of small shards (raw files) has
@@ -130,7 +137,8 @@ class ShardPrefetcher {
                   NextOrder next = nullptr, ShardMap seed = {}, bool keep_reused = false,
                   size_t open_threads = 1, TryOpener try_opener = nullptr,
                   MoreOrder more = nullptr, size_t look_ahead = SIZE_MAX,
-                  bool hold_first = false);
+                  bool hold_first = false, std::optional<size_t> hold_shards = std::nullopt,
+                  Opener ranged_opener = nullptr);
   ~ShardPrefetcher();
   ShardPrefetcher(const ShardPrefetcher&) = delete;
   ShardPrefetcher& operator=(const ShardPrefetcher&) = delete;
@@ -211,9 +219,12 @@ class ShardPrefetcher {
   // schedule_. Called and returns with `lock` held; releases it while
   // opening.
   void OpenAhead(size_t shard, std::unique_lock<std::mutex>& lock);
-  // opener_(shard, &cancel_) (try_opener_ when `wait` is false), an
-  // exception as its error Status.
-  Result<std::shared_ptr<const OpenedShard>> Open(size_t shard, bool wait = true);
+  // opener_(shard, &cancel_) (try_opener_ when `wait` is false; for a
+  // shard of this order the schedule let go early, ranged_opener_), an
+  // exception as its error Status. `this_order` false: a shard of the
+  // next order. Called without mu_ held.
+  Result<std::shared_ptr<const OpenedShard>> Open(size_t shard, bool wait = true,
+                                                  bool this_order = true);
   // The thread's open of the scan's shard (see try_opener above). Called
   // and returns with `lock` held; releases it while opening.
   Result<std::shared_ptr<const OpenedShard>> OpenForScan(size_t shard,
@@ -235,6 +246,7 @@ class ShardPrefetcher {
 
   const Opener opener_;
   const TryOpener try_opener_;
+  const Opener ranged_opener_;  // may be null
   const NextOrder next_;
   const MoreOrder more_;
   mutable std::mutex mu_;

@@ -767,10 +767,67 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenReceived(size_t shard, Sh
       if (!got.ok()) return got.status().WithContext(receiving(*e.raw_meta));
       meta = std::move(*got);
     }
+    KeepHead(shard, e, data->view());
     return OpenedShard::OpenInMemory(std::move(e), std::move(*data), std::move(meta));
   }();
   if (publish) EndArrivals(*publish, opened.status());
   return opened;
+}
+
+namespace {
+
+// Whether a single pass's shard can be read by ranged reads of its samples
+// (OpenedShard::OpenRanged): the bytes a sample's bounds and its own are
+// in the data file alone.
+const SamplePeekHooks* RangedHooks(const ShardEntry& e) {
+  if (e.piece || e.raw_meta || !SamplePeekable(e) || e.samples == 0) return nullptr;
+  const ShardFormatDescriptor* format = FindShardFormat(e.format);
+  return format == nullptr ? nullptr : format->peek;
+}
+
+}  // namespace
+
+void StreamShards::KeepHead(size_t shard, const ShardEntry& e, std::string_view data) {
+  const SamplePeekHooks* hooks = RangedHooks(e);
+  if (hooks == nullptr) return;
+  const DataSpan bounds = hooks->bounds_at(0);
+  if (bounds.offset + bounds.length > data.size()) return;
+  Result<DataSpan> first =
+      hooks->sample_span(e, 0, data.substr(bounds.offset, bounds.length), e.raw_data.basename);
+  if (!first.ok() || first->offset > data.size()) return;  // its open reports it
+  auto head = std::make_shared<const std::string>(data.substr(0, first->offset));
+  std::lock_guard<std::mutex> lock(heads_mu_);
+  heads_.try_emplace(shard, std::move(head));
+}
+
+Result<std::unique_ptr<OpenedShard>> StreamShards::OpenRangedShard(size_t shard) {
+  if (!single_pass_ || !remote_ || shard >= index_->size()) return std::unique_ptr<OpenedShard>();
+  ShardEntry e = index_->entry(shard);
+  if (RangedHooks(e) == nullptr) return std::unique_ptr<OpenedShard>();
+  std::shared_ptr<const std::string> head;
+  {
+    std::lock_guard<std::mutex> lock(heads_mu_);
+    auto it = heads_.find(shard);
+    if (it == heads_.end()) return std::unique_ptr<OpenedShard>();
+    head = it->second;
+  }
+  const std::string key = RemoteKey(stream_, e.raw_data.basename);
+  const std::string what = "single pass '" + root_ + "': reading shard " + std::to_string(shard) +
+                           " '" + e.raw_data.basename + "' sample ";
+  // Holds the remote and the counter, not this: the shard may outlive a
+  // pass (a next epoch's seed).
+  OpenedShard::SpanReader read = [remote = remote_, key, what, counted = ranged_bytes_](
+                                     uint32_t i, const DataSpan& span) -> Result<std::string> {
+    Result<std::string> got = remote->GetRangeOnly(key, span.offset, span.length, {});
+    if (!got.ok()) {
+      return got.status().WithContext(what + std::to_string(i) + " from " + remote->Describe() +
+                                      "/" + key + " (bytes " + std::to_string(span.offset) + "-" +
+                                      std::to_string(span.offset + span.length - 1) + ")");
+    }
+    counted->fetch_add(got->size(), std::memory_order_relaxed);
+    return got;
+  };
+  return OpenedShard::OpenRanged(std::move(e), *head, std::move(read));
 }
 
 bool IsCorruption(const Status& s) {

@@ -122,6 +122,17 @@ class StreamShards {
                                                  const std::atomic<bool>* cancel = nullptr,
                                                  bool wait = true, bool consumer_waits = false);
 
+  // Single pass: shard `shard` opened for ranged reads of its samples
+  // (OpenedShard::OpenRanged), for the rest of a pass that let it go
+  // before its last use: its head as its receive in this process kept it
+  // (KeepHead), each sample read by a ranged read of its bytes alone
+  // (counted in bytes_downloaded). Null when that cannot be: not a single
+  // pass, a shard that is not SamplePeekable, has a meta file or is a
+  // Parquet piece, or whose head was not kept (never received here); the
+  // caller then opens it whole (OpenShard). Its reads' errors name the
+  // stream, the shard, the sample and its URL and bytes.
+  Result<std::unique_ptr<OpenedShard>> OpenRangedShard(size_t shard);
+
   // Whether sample reads of shard `shard` may be peeked from the remote
   // (PeekSample) rather than wait for the shard: the stream has a remote,
   // no validate_hash (peeked bytes cannot be checked before the whole
@@ -191,7 +202,7 @@ class StreamShards {
     std::lock_guard<std::mutex> lock(cache_mu_);
     return cache_.get();
   }
-  uint64_t bytes_downloaded() const { return bytes_downloaded_.load(); }
+  uint64_t bytes_downloaded() const { return bytes_downloaded_.load() + ranged_bytes_->load(); }
   // Objects (or Parquet pieces) this process fetched from the remote, the
   // attempts that failed (each retried or given up), and the time spent in
   // the fetches (successful ones, all their requests and store retries).
@@ -254,6 +265,9 @@ class StreamShards {
       size_t item, const FileInfo& raw, const std::optional<FileInfo>& zip,
       const ShardEntry& entry, const std::atomic<bool>* cancel, bool wait,
       ShardOpenTiming* timing);
+  // Single pass: keeps `data`'s head (its bytes before shard `shard`'s
+  // first sample) for OpenRangedShard, where the shard could be read so.
+  void KeepHead(size_t shard, const ShardEntry& e, std::string_view data);
   // Single pass: shard `shard` received into memory and opened over it.
   Result<std::unique_ptr<OpenedShard>> OpenReceived(size_t shard, ShardEntry e,
                                                     ShardOpenTiming* timing);
@@ -325,6 +339,14 @@ class StreamShards {
   std::unordered_map<size_t, std::shared_ptr<FillWatermark>> fills_;
   // A single pass's receives in flight, by cache entry (under fills_mu_).
   std::unordered_map<size_t, std::shared_ptr<ArrivedBytes>> arrivals_;
+  // Single pass: the heads KeepHead kept, by shard (a few bytes a
+  // sample: the index's own order of size), for the dataset's life.
+  std::mutex heads_mu_;
+  std::unordered_map<size_t, std::shared_ptr<const std::string>> heads_;
+  // Bytes read by ranged shards' sample reads (shared with those shards,
+  // which may outlive a pass).
+  std::shared_ptr<std::atomic<uint64_t>> ranged_bytes_ =
+      std::make_shared<std::atomic<uint64_t>>(0);
   // The first row's peek's fetch of its piece (PeekPieceRow); last, so it
   // is joined before anything it uses goes.
   std::mutex peek_fetch_mu_;

@@ -59,7 +59,15 @@ class _Spanner:
 
 class StreamingDataset(_Base):
     """Mosaic's StreamingDataset over local folders: same arguments, same
-    per-worker sample order, len(), random access, state_dict/load_state_dict."""
+    per-worker sample order, len(), random access, state_dict/load_state_dict.
+
+    Sluice's ``single_pass=True`` receives each shard into memory and caches
+    nothing. A shuffled single pass keeps a shard it read until the
+    shard's last sample in the worker's order, within the engine key
+    ``single_pass_memory`` (bytes; default a quarter of the process's
+    memory, at most 16 GiB; set through ``_engine_keys``); a shard let go
+    earlier has its later samples read by one ranged request each, never
+    the whole shard again (docs/configuration.rst)."""
 
     def __init__(self, *, streams=None, remote=None, local=None, split=None, download_retry=2,
                  download_timeout=60, validate_hash=None, keep_zip=False, epoch_size=None,

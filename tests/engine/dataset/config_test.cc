@@ -81,6 +81,32 @@ TEST(DatasetConfig, StreamsAndGlobals) {
                 .status()
                 .message(),
             "dataset config: 'single_pass_part_size' must be a number of bytes, 0 or more");
+  // single_pass_memory: bytes or a size string; by default a quarter of
+  // the process's memory, at most 16 GiB.
+  EXPECT_FALSE(o->single_pass_memory.has_value());
+  EXPECT_GT(o->single_pass_memory_bytes(), 0u);
+  EXPECT_LE(o->single_pass_memory_bytes(), DatasetOptions::kSinglePassMemoryCap);
+  EXPECT_EQ(*ParseDatasetOptions(R"({"local": "/l", "single_pass_memory": "4gb"})")
+                 ->single_pass_memory,
+            uint64_t{4} << 30);
+  EXPECT_EQ(ParseDatasetOptions(R"({"local": "/l", "single_pass_memory": 0})")
+                ->single_pass_memory_bytes(),
+            0u);
+  EXPECT_EQ(ParseDatasetOptions(R"({"local": "/l", "single_pass_memory": -1})")
+                .status()
+                .message(),
+            "dataset config: 'single_pass_memory' must be a number of bytes, 0 or more");
+  const Status lots =
+      ParseDatasetOptions(R"({"local": "/l", "single_pass_memory": "lots"})").status();
+  EXPECT_EQ(lots.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(lots.message().rfind("dataset config: 'single_pass_memory' must be a number of bytes, "
+                                 "0 or more, or a size such as \"4gb\" (",
+                                 0),
+            0u)
+      << lots.message();
+  EXPECT_EQ(
+      ParseDatasetOptions(R"({"local": "/l", "single_pass_memory": true})").status().message(),
+      "dataset config: 'single_pass_memory' must be an integer");
   EXPECT_EQ(*o->plan.epoch_size, 1500);
   EXPECT_EQ(o->predownload_samples(), 32);
   EXPECT_EQ(*o->cache_limit, 1536u);

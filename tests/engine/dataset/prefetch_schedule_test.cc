@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,42 @@ TEST(PrefetchSchedule, AShardTheConsumerPassedBeforeTheScanOpenedItIsDroppedOnce
   EXPECT_EQ(s.scan(), 5u);
   EXPECT_NE(s.OpenHandle(1), nullptr);
   EXPECT_EQ(s.open_shards(), 1u);
+}
+
+// A single pass (hold_shards set): shards 0 and 1 are each read again far
+// beyond the window of 2. With room for one held shard, the first to be
+// passed (0) is held for its next use, and 1 is let go (LetGo: its later
+// uses read by ranged reads); with none, both are let go; without
+// hold_shards (not a single pass) neither is held nor let go.
+TEST(PrefetchSchedule, ASinglePassHoldsPassedShardsForTheirNextUseWithinItsBudget) {
+  const std::vector<size_t> order{0, 1, 2, 2, 2, 2, 2, 2, 0, 1};
+  for (const std::optional<size_t> hold : {std::optional<size_t>(), std::optional<size_t>(0),
+                                           std::optional<size_t>(1)}) {
+    const std::string what = hold ? "hold " + std::to_string(*hold) : "no hold";
+    PrefetchSchedule s(order, {.window = 2, .keep_reused = true, .hold_shards = hold}, {});
+    OpenAtScan(s);
+    OpenAtScan(s);
+    EXPECT_TRUE(s.MoveConsumer(1, 2));  // shard 0 passed: held or not
+    OpenAtScan(s);                      // shard 2 at position 2
+    EXPECT_TRUE(s.MoveConsumer(3, 3));  // shard 1 passed
+    EXPECT_EQ(s.OpenHandle(0) != nullptr, hold == 1u) << what;
+    EXPECT_EQ(s.OpenHandle(1), nullptr) << what;
+    EXPECT_EQ(s.held_shards(), hold == 1u ? 1u : 0u) << what;
+    EXPECT_EQ(s.LetGo(0), hold == 0u) << what;
+    EXPECT_EQ(s.LetGo(1), hold.has_value()) << what;
+    EXPECT_FALSE(s.LetGo(2)) << what;
+    // The walk reaches position 8: a held shard 0 is there without an
+    // open, and is no longer counted as held.
+    EXPECT_TRUE(s.MoveConsumer(7, 7));
+    s.WalkOpen();
+    if (hold == 1u) {
+      EXPECT_EQ(s.scan(), 9u) << what;
+      EXPECT_EQ(ShardAt(s, 8), 0u);
+      EXPECT_EQ(s.held_shards(), 0u);
+    } else {
+      EXPECT_EQ(s.scan(), 8u) << what;  // shard 0 to open again
+    }
+  }
 }
 
 TEST(PrefetchSchedule, AShardReusedWithinAWindowStaysOpenWithoutALimit) {

@@ -135,6 +135,16 @@ bool TailHoldingServer::HoldGet(int c, uint64_t first, uint64_t last_asked, cons
   return false;
 }
 
+void TailHoldingServer::Log(const std::string& target, uint64_t first, uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  answered_.push_back({target, first, bytes});
+}
+
+std::vector<TailHoldingServer::Answered> TailHoldingServer::AnsweredGets() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return answered_;
+}
+
 void TailHoldingServer::Serve(int c) {
   std::string request;
   char buf[4096];
@@ -166,6 +176,7 @@ void TailHoldingServer::Serve(int c) {
   const size_t r = lower.find("\r\nrange: bytes=");
   if (r == std::string::npos) {
     out = "HTTP/1.1 200 OK\r\nContent-Length: " + total + "\r\nConnection: close\r\n\r\n" + *body;
+    Log(target, 0, size);
   } else {
     const char* at = request.c_str() + r + 15;
     char* end = nullptr;
@@ -193,6 +204,7 @@ void TailHoldingServer::Serve(int c) {
             "-" + std::to_string(last) + "/" + total +
             "\r\nContent-Length: " + std::to_string(last - first + 1) +
             "\r\nConnection: close\r\n\r\n" + body->substr(first, last - first + 1);
+      Log(target, first, last - first + 1);
     }
   }
   Send(c, out);

@@ -46,6 +46,15 @@ class TailHoldingServer {
   bool released() const;
   // The held requests' ranges [first, last] (inclusive, as asked), in order.
   std::vector<std::pair<uint64_t, uint64_t>> HeldRanges() const;
+  // A GET answered in full (200 or 206, not held): the path asked for,
+  // the first byte and how many body bytes were sent.
+  struct Answered {
+    std::string target;
+    uint64_t first = 0;
+    uint64_t bytes = 0;
+  };
+  // Those answered so far, in the order their answers were made.
+  std::vector<Answered> AnsweredGets() const;
   // Waits until at least `n` requests are held (or the safety release).
   void WaitHeld(size_t n);
   void Stop();
@@ -57,6 +66,7 @@ class TailHoldingServer {
   void Accept();
   void Serve(int c);
   void Send(int c, std::string_view out) const;
+  void Log(const std::string& target, uint64_t first, uint64_t bytes);
   // Holds a GET of the held file that asked for bytes [first, last_asked]
   // until Release or Fail: true when it is then to be answered (from
   // `from`: past what was sent while it was held), false when it was
@@ -77,6 +87,7 @@ class TailHoldingServer {
   std::condition_variable cv_;
   Hold hold_ = Hold::kHeld;
   std::vector<std::pair<uint64_t, uint64_t>> held_ranges_;
+  std::vector<Answered> answered_;  // under mu_
   std::thread safety_;
 };
 

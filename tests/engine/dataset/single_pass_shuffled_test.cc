@@ -1,0 +1,165 @@
+// A shuffled single pass (py1e, Mosaic's default) over a loopback server
+// that logs every GET it answers: with the default single_pass_memory
+// every shard is received exactly once, whole, and the samples and their
+// order are the cached mode's; with a budget of one shard, the shards let
+// go before their last use are read by one ranged GET per later sample,
+// each exactly that sample's bytes, and still in the cached mode's order.
+// Without holding shards for their later uses, a pass with a window of 8
+// samples received each shard again at most of its uses (issue 41).
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/file.h"
+#include "engine/dataset/streaming_dataset.h"
+#include "formats/dataset/dataset_reader.h"
+#include "tests/engine/dataset/dataset_test_util.h"
+#include "tests/engine/dataset/tail_holding_server.h"
+
+namespace sluice {
+namespace {
+
+using testing::ScratchDir;
+using testing::TailHoldingServer;
+
+// 3,000 samples of 40..240 bytes in shards of about 32 KiB (a dozen or
+// more), with each shard's name, bytes and sample bounds (MDS: offsets[i]
+// at byte 4 + 4i).
+struct Shards {
+  ScratchDir remote;
+  std::map<std::string, std::string> bytes;  // by "/" + basename
+  uint64_t largest = 0;
+};
+
+void MakeShards(Shards* s) {
+  testing::WriteSyntheticMds(s->remote.path(), 3000, uint64_t{32} << 10);
+  auto reader = DatasetReader::Open(s->remote.path());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  for (const ShardEntry& e : (*reader)->index().shards) {
+    auto bytes = ReadFile(JoinPath(s->remote.path(), e.raw_data.basename));
+    ASSERT_TRUE(bytes.ok());
+    s->largest = std::max<uint64_t>(s->largest, bytes->size());
+    s->bytes["/" + e.raw_data.basename] = std::move(*bytes);
+  }
+  ASSERT_GE(s->bytes.size(), 10u);
+}
+
+uint32_t Offset(const std::string& shard, size_t i) {
+  uint32_t v = 0;
+  std::memcpy(&v, shard.data() + 4 + 4 * i, 4);
+  return v;
+}
+
+// A shuffled pass (py1e; batches of one: an 8-sample window) over `url`,
+// one request a shard, no peek (one more read of the first sample).
+DatasetOptions Shuffled(const Shards& s, const ScratchDir& cache, const std::string& url,
+                        bool single_pass) {
+  DatasetOptions o = testing::OneStreamOptions(s.remote.path(), cache.path());
+  o.streams[0].remote = url;
+  o.streams[0].single_pass = single_pass;
+  o.streams[0].single_pass_part_size = 0;
+  o.streams[0].download_retry = 0;
+  o.plan.shuffle = true;
+  o.peek_first_sample = false;
+  return o;
+}
+
+struct Epoch {
+  std::vector<int64_t> ids;
+  std::vector<std::string> bytes;
+};
+
+void ReadAll(const DatasetOptions& o, Epoch* out) {
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  out->ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 16, &out->bytes);
+  ASSERT_EQ(out->ids.size(), 3000u);
+}
+
+// The cached mode's epoch: the order and bytes a single pass must give.
+void CachedEpoch(const Shards& s, Epoch* out) {
+  TailHoldingServer server(s.remote.path(), "none", 0);
+  ScratchDir cache;
+  ASSERT_NO_FATAL_FAILURE(ReadAll(Shuffled(s, cache, server.url(), false), out));
+}
+
+// The GETs of shard files, by shard.
+std::map<std::string, std::vector<TailHoldingServer::Answered>> ShardGets(
+    const Shards& s, const TailHoldingServer& server) {
+  std::map<std::string, std::vector<TailHoldingServer::Answered>> by_shard;
+  for (TailHoldingServer::Answered& a : server.AnsweredGets()) {
+    if (s.bytes.count(a.target)) by_shard[a.target].push_back(std::move(a));
+  }
+  return by_shard;
+}
+
+TEST(SinglePassShuffled, EveryShardIsReceivedOnceInTheCachedModesOrder) {
+  Shards s;
+  ASSERT_NO_FATAL_FAILURE(MakeShards(&s));
+  Epoch cached;
+  ASSERT_NO_FATAL_FAILURE(CachedEpoch(s, &cached));
+  TailHoldingServer server(s.remote.path(), "none", 0);
+  ScratchDir cache;
+  Epoch single;
+  ASSERT_NO_FATAL_FAILURE(ReadAll(Shuffled(s, cache, server.url(), true), &single));
+  EXPECT_EQ(single.ids, cached.ids);
+  EXPECT_TRUE(single.bytes == cached.bytes);
+  const auto gets = ShardGets(s, server);
+  EXPECT_EQ(gets.size(), s.bytes.size());
+  for (const auto& [name, shard] : s.bytes) {
+    auto it = gets.find(name);
+    ASSERT_NE(it, gets.end()) << name;
+    ASSERT_EQ(it->second.size(), 1u) << name << " was received " << it->second.size() << " times";
+    EXPECT_EQ(it->second[0].first, 0u);
+    EXPECT_EQ(it->second[0].bytes, shard.size()) << name;
+  }
+}
+
+TEST(SinglePassShuffled, ABudgetOfOneShardReadsTheRestBySampleRangedReads) {
+  Shards s;
+  ASSERT_NO_FATAL_FAILURE(MakeShards(&s));
+  Epoch cached;
+  ASSERT_NO_FATAL_FAILURE(CachedEpoch(s, &cached));
+  TailHoldingServer server(s.remote.path(), "none", 0);
+  ScratchDir cache;
+  DatasetOptions o = Shuffled(s, cache, server.url(), true);
+  o.single_pass_memory = s.largest;
+  Epoch single;
+  ASSERT_NO_FATAL_FAILURE(ReadAll(o, &single));
+  EXPECT_EQ(single.ids, cached.ids);
+  EXPECT_TRUE(single.bytes == cached.bytes);
+  // Per shard: one whole receive (its first), then each GET is one
+  // sample's bytes exactly, no sample twice.
+  size_t ranged = 0;
+  for (const auto& [name, gets] : ShardGets(s, server)) {
+    const std::string& shard = s.bytes.at(name);
+    uint32_t n = 0;  // the sample count, at byte 0
+    std::memcpy(&n, shard.data(), 4);
+    std::map<uint64_t, size_t> sample_at;  // offsets[i] -> i
+    for (uint32_t i = 0; i < n; ++i) sample_at[Offset(shard, i)] = i;
+    ASSERT_FALSE(gets.empty());
+    EXPECT_EQ(gets[0].first, 0u) << name;
+    EXPECT_EQ(gets[0].bytes, shard.size()) << name;
+    std::set<size_t> read;
+    for (size_t k = 1; k < gets.size(); ++k) {
+      auto at = sample_at.find(gets[k].first);
+      ASSERT_NE(at, sample_at.end()) << name << ": a GET from byte " << gets[k].first;
+      const size_t i = at->second;
+      EXPECT_EQ(gets[k].bytes, Offset(shard, i + 1) - Offset(shard, i)) << name << " sample " << i;
+      EXPECT_TRUE(read.insert(i).second) << name << " sample " << i << " read twice";
+      ++ranged;
+    }
+  }
+  EXPECT_EQ(ShardGets(s, server).size(), s.bytes.size());
+  EXPECT_GT(ranged, 100u) << "the budget of one shard let none go";
+}
+
+}  // namespace
+}  // namespace sluice
