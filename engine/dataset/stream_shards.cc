@@ -814,11 +814,17 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenRangedShard(size_t shard)
   const std::string key = RemoteKey(stream_, e.raw_data.basename);
   const std::string what = "single pass '" + root_ + "': reading shard " + std::to_string(shard) +
                            " '" + e.raw_data.basename + "' sample ";
+  // Each read names the size the index gives the file, as the shard's
+  // receive did: a file rewritten to another size since fails at the
+  // answer's head, before a byte of it is placed.
+  const ObjectVersion of_index("", e.raw_data.bytes);
   // Holds the remote and the counter, not this: the shard may outlive a
   // pass (a next epoch's seed).
-  OpenedShard::SpanReader read = [remote = remote_, key, what, counted = ranged_bytes_](
+  OpenedShard::SpanReader read = [remote = remote_, key, what, of_index,
+                                  counted = ranged_bytes_](
                                      uint32_t i, const DataSpan& span) -> Result<std::string> {
-    Result<std::string> got = remote->GetRangeOnly(key, span.offset, span.length, {});
+    Result<std::string> got =
+        remote->GetRangeOnlyOfVersion(key, span.offset, span.length, of_index, {});
     if (!got.ok()) {
       return got.status().WithContext(what + std::to_string(i) + " from " + remote->Describe() +
                                       "/" + key + " (bytes " + std::to_string(span.offset) + "-" +

@@ -161,5 +161,43 @@ TEST(SinglePassShuffled, ABudgetOfOneShardReadsTheRestBySampleRangedReads) {
   EXPECT_GT(ranged, 100u) << "the budget of one shard let none go";
 }
 
+// A shard rewritten one byte longer right after its whole receive (seen
+// between two samples): its later samples' ranged reads name the index's
+// size, which the server's answer contradicts, so the pass fails naming
+// the shard and its sample, and no byte of the rewritten file is served.
+// Before the reads named the size, the pass went on reading the new file.
+TEST(SinglePassShuffled, ARangedSampleReadOfAShardRewrittenSinceItsReceiveFails) {
+  Shards s;
+  ASSERT_NO_FATAL_FAILURE(MakeShards(&s));
+  TailHoldingServer server(s.remote.path(), "none", 0);
+  ScratchDir cache;
+  DatasetOptions o = Shuffled(s, cache, server.url(), true);
+  o.single_pass_memory = s.largest;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::set<std::string> rewritten;
+  int64_t id = 0;
+  std::vector<SampleFields> fields;
+  Result<size_t> n = size_t{0};
+  for (size_t served = 0;; served += *n) {
+    for (const TailHoldingServer::Answered& a : server.AnsweredGets()) {
+      if (!s.bytes.count(a.target) || a.first != 0 || a.bytes != s.bytes.at(a.target).size() ||
+          !rewritten.insert(a.target).second) {
+        continue;
+      }
+      ASSERT_TRUE(WriteFileAtomic(s.remote.path() + a.target, s.bytes.at(a.target) + "x").ok());
+    }
+    n = (*ds)->NextBatch(1, &id, &fields);
+    if (!n.ok() || *n == 0) break;
+    ASSERT_LT(served, 3000u);
+  }
+  ASSERT_FALSE(n.ok()) << "the pass read every sample of the rewritten shards";
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt) << n.status().ToString();
+  const std::string& text = n.status().message();
+  EXPECT_NE(text.find("': reading shard "), std::string::npos) << text;
+  EXPECT_NE(text.find(" bytes, index.json says "), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace sluice
