@@ -282,7 +282,8 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
   // for as ever.
   const uint64_t head_end = head ? std::min(GuessedHeadBytes(), entry.raw_data.bytes) : 0;
   auto in_head = [&](uint64_t offset, uint64_t length) {
-    return head && std::min(offset + length, entry.raw_data.bytes) <= head_end;
+    return head && offset <= entry.raw_data.bytes &&
+           std::min(offset + length, entry.raw_data.bytes) <= head_end;
   };
   // Bytes [offset, offset + length) of the head (cut at the file's end),
   // once they have arrived; nullopt when its read ended without them (then
