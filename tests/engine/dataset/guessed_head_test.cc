@@ -95,6 +95,9 @@ TEST(GuessedHeadArriving, ThePeekServesSampleZeroWhileTheHeadsTailIsHeld) {
   EXPECT_FALSE(server.released()) << "the sample came only once the head's tail was released";
   ASSERT_TRUE(peeked.ok()) << peeked.status().ToString();
   EXPECT_EQ(peeked->raw, s.Sample(0));
+  // The server notes the held range once it has sent the bytes before it:
+  // waited for.
+  server.WaitHeld(1);
   EXPECT_EQ(server.HeldRanges(), (std::vector<std::pair<uint64_t, uint64_t>>{GuessRange()}));
   server.Release();
 }
