@@ -50,6 +50,25 @@ Status CheckReceivedSize(const std::string& where, uint64_t got, uint64_t expect
   return ObjectSizeChangedError(where, got, expected, /*at_least=*/got > expected);
 }
 
+// Passes a store's progress on to `to`, noting whether the store told the
+// answer's head (the HTTP stores do; others tell nothing, and their caller
+// tells it once the read returns).
+class TellsOnce final : public IntoProgress {
+ public:
+  explicit TellsOnce(IntoProgress& to) : to_(to) {}
+  Status Answered(const ObjectStated& stated) override {
+    answered_ = true;
+    return to_.Answered(stated);
+  }
+  void Received(uint64_t n) override { to_.Received(n); }
+  // Read once the read has returned (the store's calls happened before).
+  bool answered() const { return answered_; }
+
+ private:
+  IntoProgress& to_;
+  bool answered_ = false;
+};
+
 // A local folder: copies through CopyFileAtomic (bounded memory).
 class FolderSource final : public RemoteSource {
  public:
@@ -252,6 +271,27 @@ class StoreSource final : public RemoteSource {
         store->GetRangeOnlyOfVersion(key, offset, length, version), std::move(stop));
   }
 
+  Result<uint64_t> GetRangeOnlyOfVersionInto(const std::string& key, uint64_t offset,
+                                             uint64_t length, const ObjectVersion& version,
+                                             char* into, IntoProgress& progress,
+                                             std::stop_token stop) override {
+    SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
+    ObjectStated stated;
+    ObjectVersion asked = version;
+    asked.stated = &stated;
+    TellsOnce tells(progress);
+    Result<uint64_t> got = EventLoop::ForThisProcess().Run(
+        store->GetRangeOnlyInto(key, offset, length, asked, into, &tells), std::move(stop));
+    if (!got.ok()) return got.status();
+    // A store that tells no progress (its answer came whole): told now.
+    if (!tells.answered()) {
+      SLUICE_RETURN_IF_ERROR(progress.Answered(stated));
+      progress.Received(*got);
+    }
+    if (version.stated != nullptr) *version.stated = std::move(stated);
+    return got;
+  }
+
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     return EventLoop::ForThisProcess().Run(store->List(prefix));
@@ -331,6 +371,24 @@ Result<ShardBytes> RemoteSource::FetchToMemory(const std::string& key, uint64_t 
   std::string out = std::move(*got[0]);
   SLUICE_RETURN_IF_ERROR(CheckReceivedSize(where, out.size(), expected_size));
   return ShardBytes::Of(std::move(out));
+}
+
+Result<uint64_t> RemoteSource::GetRangeOnlyOfVersionInto(const std::string& key, uint64_t offset,
+                                                         uint64_t length,
+                                                         const ObjectVersion& version, char* into,
+                                                         IntoProgress& progress,
+                                                         std::stop_token stop) {
+  ObjectStated stated;
+  ObjectVersion asked = version;
+  asked.stated = &stated;
+  SLUICE_ASSIGN_OR_RETURN(std::string got,
+                          GetRangeOnlyOfVersion(key, offset, length, asked, std::move(stop)));
+  SLUICE_RETURN_IF_ERROR(progress.Answered(stated));
+  const uint64_t n = std::min<uint64_t>(got.size(), length);
+  std::memcpy(into, got.data(), n);
+  progress.Received(n);
+  if (version.stated != nullptr) *version.stated = std::move(stated);
+  return n;
 }
 
 std::vector<Result<std::string>> RemoteSource::GetRangesOnlyOfVersion(

@@ -130,6 +130,19 @@ class RemoteSource {
     (void)version;
     return GetRangeOnly(key, offset, length, std::move(stop));
   }
+  // As GetRangeOnlyOfVersion, the bytes written into `into` (room for
+  // `length`; fewer at the object's end: how many came is returned), with
+  // `progress` told of the answer's head and of the bytes as they land
+  // (Store::GetRangeOnlyInto's IntoProgress, on the loop's thread): by the
+  // HTTP stores as they come off the socket; by any other source once its
+  // read returns (Answered with what it stated, then Received of them all),
+  // so a caller sees the same calls from every source. `version.stated`,
+  // if set, gets the answer's statement. `into` and `progress` must outlive
+  // the call. `stop`: as GetRangeOnly's.
+  virtual Result<uint64_t> GetRangeOnlyOfVersionInto(const std::string& key, uint64_t offset,
+                                                     uint64_t length, const ObjectVersion& version,
+                                                     char* into, IntoProgress& progress,
+                                                     std::stop_token stop = {});
   // Every object under `prefix` (relative to the root; "" = all), keys
   // relative to the root, sorted by key: the store's listing, or a walk of
   // the folder (links not followed).

@@ -12,11 +12,13 @@
 #include <climits>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <new>
 #include <utility>
 
 #include "formats/dataset/format_descriptor.h"
 #include "formats/index/index.h"
+#include "stores/http/http_client.h"
 
 namespace sluice {
 namespace {
@@ -59,12 +61,11 @@ uint64_t GuessedHeadBytes() {
   return (hooks != nullptr ? hooks->bounds_at(0).offset : 0) + kPeekOneReadBytes;
 }
 
-bool GuessAgrees(const ShardEntry& entry, const GuessedHead::Read& head) {
+bool GuessAgrees(const ShardEntry& entry, const ObjectStated& stated) {
   // Read before the index was in, of no size: its answer's size is the one
   // check that the object is still the index's (the bytes' count alone
   // passes any object at least as long as the guess).
-  return SamplePeekable(entry) && head.stated.size == entry.raw_data.bytes &&
-         head.bytes.size() == std::min(GuessedHeadBytes(), entry.raw_data.bytes);
+  return SamplePeekable(entry) && stated.size == entry.raw_data.bytes;
 }
 
 // The guess's outcome where processes forked from its owner see it, in an
@@ -83,23 +84,30 @@ struct GuessedHead::Shared {
   char* bytes() { return reinterpret_cast<char*>(this + 1); }
 
   uint32_t* word() { return reinterpret_cast<uint32_t*>(&state); }
-  void Publish(const std::optional<Read>& got) {
+  // The read's end: `n` bytes at `got` and what its answer stated, or
+  // nothing (`got` null).
+  void Publish(const char* got, uint64_t n, const ObjectStated& stated) {
     uint32_t outcome = kNone;
-    if (got && got->bytes.size() <= GuessedHeadBytes() &&
-        got->stated.etag.size() <= kMaxSharedEtag) {
-      std::memcpy(bytes(), got->bytes.data(), got->bytes.size());
-      size = got->bytes.size();
-      object_size_known = got->stated.size.has_value();
-      object_size = got->stated.size.value_or(0);
-      std::memcpy(etag, got->stated.etag.data(), got->stated.etag.size());
-      etag_size = static_cast<uint32_t>(got->stated.etag.size());
+    if (got != nullptr && n <= GuessedHeadBytes() && stated.etag.size() <= kMaxSharedEtag) {
+      std::memcpy(bytes(), got, n);
+      size = n;
+      object_size_known = stated.size.has_value();
+      object_size = stated.size.value_or(0);
+      std::memcpy(etag, stated.etag.data(), stated.etag.size());
+      etag_size = static_cast<uint32_t>(stated.etag.size());
       outcome = kBytes;
     }
     state.store(outcome, std::memory_order_release);
     WakeAll();
   }
-  Read Copy() {
-    Read read{std::string(bytes(), size), ObjectStated{}};
+  // The published bytes, all arrived, as a Read of this process's own.
+  Read Copy(std::string what) {
+    Read read{std::make_shared<ArrivedBytes>(GuessedHeadBytes(), std::move(what)), ObjectStated{}};
+    std::shared_ptr<char[]> room(new char[std::max<uint64_t>(size, 1)]);
+    std::memcpy(room.get(), bytes(), size);
+    read.bytes->Attach(std::shared_ptr<const char>(room, room.get()));
+    read.bytes->Arrived(0, size);
+    read.bytes->Finish(Status::Ok());
     if (object_size_known) read.stated.size = object_size;
     read.stated.etag.assign(etag, etag_size);
     return read;
@@ -113,6 +121,33 @@ struct GuessedHead::Shared {
   }
 };
 
+// The read's answer and bytes as the source tells them (on its loop's
+// thread): the answer's head wakes Take; a resumed answer of another ETag
+// fails the read (its bytes would not be the first answer's object).
+class GuessedHead::Progress final : public IntoProgress {
+ public:
+  explicit Progress(GuessedHead& head) : head_(head) {}
+  Status Answered(const ObjectStated& stated) override {
+    std::lock_guard<std::mutex> lock(head_.mu_);
+    if (head_.answered_) {
+      if (!stated.etag.empty() && !head_.stated_.etag.empty() &&
+          !SameEtag(stated.etag, head_.stated_.etag)) {
+        return CorruptError(head_.arrived_->what() + ": resumed with ETag " + stated.etag +
+                            " after " + head_.stated_.etag);
+      }
+      return Status::Ok();
+    }
+    head_.stated_ = stated;
+    head_.answered_ = true;
+    head_.answered_cv_.notify_all();
+    return Status::Ok();
+  }
+  void Received(uint64_t n) override { head_.arrived_->Arrived(0, n); }
+
+ private:
+  GuessedHead& head_;
+};
+
 GuessedHead::GuessedHead(RemoteSource& remote, std::string key)
     : remote_(remote), key_(std::move(key)), pid_(getpid()) {
   // Without the mapping a forked child reads for itself, as a peek does.
@@ -120,34 +155,59 @@ GuessedHead::GuessedHead(RemoteSource& remote, std::string key)
   void* mapped = ::mmap(nullptr, shared_bytes_, PROT_READ | PROT_WRITE,
                         MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mapped != MAP_FAILED) shared_ = new (mapped) Shared();
-  thread_ = std::thread([this] {
-    std::optional<Read> got;
-    // Only a guess: whatever ends it (an error, even an exception) leaves
-    // no bytes, and the peek reads as it would without them; nothing the
-    // consumer waits for is lost.
-    try {
-      ObjectStated stated;
-      ObjectVersion any;  // no size known yet: only told what the answer says
-      any.stated = &stated;
-      Result<std::string> read =
-          remote_.GetRangeOnlyOfVersion(key_, 0, GuessedHeadBytes(), any, stop_.get_token());
-      if (read.ok()) got = Read{std::move(*read), std::move(stated)};
-    } catch (...) {
-      got.reset();
-    }
-    // Children first: the bytes are moved out to this process's Take next.
-    if (shared_ != nullptr) shared_->Publish(got);
+  arrived_ = std::make_shared<ArrivedBytes>(
+      GuessedHeadBytes(), remote_.Describe() + "/" + key_ + " (the guessed head)");
+  thread_ = std::thread([this] { ReadHead(); });
+}
+
+void GuessedHead::ReadHead() {
+  const uint64_t asked = GuessedHeadBytes();
+  Status status = Status::Ok();
+  uint64_t got = 0;
+  std::shared_ptr<char[]> room;
+  // Only a guess: whatever ends it (an error, even an exception) leaves
+  // the bytes that came (the readers of the rest read them themselves);
+  // nothing the consumer waits for is lost.
+  try {
+    // Never zero-filled: only the bytes told as arrived are read.
+    room.reset(new char[asked]);
+    arrived_->Attach(std::shared_ptr<const char>(room, room.get()));
+    ObjectVersion any;  // no size known yet: only told what the answer says
+    Progress progress(*this);
+    Result<uint64_t> read = remote_.GetRangeOnlyOfVersionInto(key_, 0, asked, any, room.get(),
+                                                              progress, stop_.get_token());
+    status = read.status();
+    if (read.ok()) got = *read;
+  } catch (...) {
+    status = InternalError(arrived_->what() + ": read ended by an exception");
+  }
+  ObjectStated stated;
+  {
     std::lock_guard<std::mutex> lock(mu_);
-    read_ = std::move(got);
-    done_ = true;
-    done_cv_.notify_all();
-  });
+    stated = stated_;
+  }
+  // All that was asked, or the whole (shorter) object: anything less was
+  // cut short, and the bytes past it are not there.
+  if (status.ok() && (!stated.size || got != std::min(asked, *stated.size))) {
+    status = CorruptError(arrived_->what() + ": " + std::to_string(got) + " bytes came of " +
+                          (stated.size ? std::to_string(std::min(asked, *stated.size))
+                                       : std::string("an answer that stated no size")));
+  }
+  if (status.ok()) arrived_->Arrived(0, got);
+  arrived_->Finish(status);
+  // Children see the whole read once it has ended.
+  if (shared_ != nullptr) shared_->Publish(status.ok() ? room.get() : nullptr, got, stated);
+  std::lock_guard<std::mutex> lock(mu_);
+  done_ = true;
+  answered_cv_.notify_all();
 }
 
 GuessedHead::~GuessedHead() {
   if (getpid() != pid_) {
-    // A forked child: the thread is the parent's; its handle is left as is.
+    // A forked child: the thread is the parent's; its handle is left as is,
+    // and so are the bytes it writes into (their lock may be the parent's).
     new std::thread(std::move(thread_));
+    new std::shared_ptr<ArrivedBytes>(std::move(arrived_));
   } else {
     stop_.request_stop();
     thread_.join();
@@ -159,9 +219,12 @@ GuessedHead::~GuessedHead() {
 std::optional<GuessedHead::Read> GuessedHead::Take(std::stop_token cancel) {
   if (getpid() != pid_) return TakeFromParent(std::move(cancel));
   std::unique_lock<std::mutex> lock(mu_);
-  if (!done_cv_.wait(lock, cancel, [&] { return done_; }) || taken_) return std::nullopt;
+  if (!answered_cv_.wait(lock, cancel, [&] { return answered_ || done_; }) || taken_ ||
+      !answered_) {
+    return std::nullopt;
+  }
   taken_ = true;
-  return std::exchange(read_, std::nullopt);
+  return Read{arrived_, stated_};
 }
 
 std::optional<GuessedHead::Read> GuessedHead::TakeFromParent(std::stop_token cancel) {
@@ -176,7 +239,9 @@ std::optional<GuessedHead::Read> GuessedHead::TakeFromParent(std::stop_token can
   std::stop_callback wake(cancel, [this] { shared_->WakeAll(); });
   for (;;) {
     const uint32_t state = shared_->state.load(std::memory_order_acquire);
-    if (state == Shared::kBytes) return shared_->Copy();
+    if (state == Shared::kBytes) {
+      return shared_->Copy(remote_.Describe() + "/" + key_ + " (the parent's guessed head)");
+    }
     if (state != Shared::kRunning || cancel.stop_requested() || owner_gone()) return std::nullopt;
     shared_->Wait();
   }
@@ -203,41 +268,65 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
       PeekFirstReads(bounds_at, hooks.likely_span(entry, i), entry.raw_data.bytes);
   std::optional<GuessedHead::Read> guess;
   if (guessed != nullptr && guessed->key() == key) guess = guessed->Take(cancel);
-  if (guess && !GuessAgrees(entry, *guess)) guess.reset();
+  if (guess && !GuessAgrees(entry, guess->stated)) guess.reset();
   // Every read names the size the index gives the file: a file rewritten
   // to another size since is kCorrupt before any of its bytes is used.
   // Beside the guess's bytes, they ask for the version those came from.
   const ObjectVersion of_index(guess ? guess->stated.etag : std::string(), entry.raw_data.bytes);
-  std::optional<std::string> head;
+  std::shared_ptr<ArrivedBytes> head;
   if (guess) head = std::move(guess->bytes);
   guess.reset();
   SLUICE_RETURN_IF_ERROR(cancelled("reading its offsets entry"));
   // The first reads the guessed head holds (through the file's end, where
-  // it has it all) are taken from it; the rest asked for as ever.
-  auto in_head = [&](const DataSpan& span) {
-    return head && std::min(span.offset + span.length, entry.raw_data.bytes) <= head->size();
+  // it has it all) are taken from it as their bytes arrive; the rest asked
+  // for as ever.
+  const uint64_t head_end = head ? std::min(GuessedHeadBytes(), entry.raw_data.bytes) : 0;
+  auto in_head = [&](uint64_t offset, uint64_t length) {
+    return head && offset <= entry.raw_data.bytes &&
+           std::min(offset + length, entry.raw_data.bytes) <= head_end;
+  };
+  // Bytes [offset, offset + length) of the head (cut at the file's end),
+  // once they have arrived; nullopt when its read ended without them (then
+  // read as without the guess, which is dropped), kCancelled on `cancel`.
+  auto from_head = [&](uint64_t offset, uint64_t length) -> Result<std::optional<std::string>> {
+    const uint64_t n = std::min(offset + length, entry.raw_data.bytes) - offset;
+    Result<std::optional<std::string_view>> got = head->Await(offset, n, /*wait=*/true, cancel);
+    SLUICE_RETURN_IF_ERROR(cancelled("its bytes arrived"));
+    if (!got.ok() || !*got) {
+      head.reset();
+      return std::optional<std::string>();
+    }
+    return std::optional<std::string>(std::string(**got));
   };
   std::vector<DataSpan> ask;
   for (const DataSpan& span : first) {
-    if (!in_head(span)) ask.push_back(span);
+    if (!in_head(span.offset, span.length)) ask.push_back(span);
   }
   std::vector<Result<std::string>> asked;
   if (!ask.empty()) asked = remote.GetRangesOnlyOfVersion(key, ask, of_index, cancel);
-  std::vector<Result<std::string>> got;
-  got.reserve(first.size());
+  // got[k]: first[k]'s bytes when it was asked for (none when the head holds it).
+  std::vector<std::optional<Result<std::string>>> got(first.size());
   for (size_t k = 0, next = 0; k < first.size(); ++k) {
-    if (in_head(first[k])) {
-      got.emplace_back(head->substr(first[k].offset, first[k].length));
+    if (!in_head(first[k].offset, first[k].length)) got[k] = std::move(asked[next++]);
+  }
+  // The bounds, from the head when it holds them and they come, else read.
+  std::string bounds;
+  if (!got[0]) {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> arrived,
+                            from_head(bounds_at.offset, bounds_at.length));
+    if (!arrived) {
+      got[0] = remote.GetRangeOnlyOfVersion(key, first[0].offset, first[0].length, of_index,
+                                            cancel);
     } else {
-      got.push_back(std::move(asked[next++]));
+      bounds = std::move(*arrived);
     }
   }
-  head.reset();
-  // The bounds' read decides; a failed guess is only a guess that missed.
-  if (!got[0].ok()) return got[0].status();
-  SLUICE_ASSIGN_OR_RETURN(
-      DataSpan span,
-      hooks.sample_span(entry, i, std::string_view(*got[0]).substr(0, bounds_at.length), where));
+  if (got[0]) {
+    // The bounds' read decides; a failed guess is only a guess that missed.
+    if (!got[0]->ok()) return got[0]->status();
+    bounds = std::string_view(**got[0]).substr(0, bounds_at.length);
+  }
+  SLUICE_ASSIGN_OR_RETURN(DataSpan span, hooks.sample_span(entry, i, bounds, where));
   if (span.length > kMaxPeekedSampleBytes) {
     return InvalidArgumentError(where + ": " + std::to_string(span.length) +
                                 " bytes, more than a peek reads (" +
@@ -246,9 +335,17 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
   const uint64_t end = span.offset + span.length;
   std::string bytes;
   bool held = false;
+  if (in_head(span.offset, span.length)) {
+    SLUICE_ASSIGN_OR_RETURN(std::optional<std::string> arrived,
+                            from_head(span.offset, span.length));
+    if (arrived) {
+      bytes = std::move(*arrived);
+      held = true;
+    }
+  }
   for (size_t k = 0; k < first.size() && !held; ++k) {
-    if (!got[k].ok()) continue;
-    std::string& read = *got[k];
+    if (!got[k] || !got[k]->ok()) continue;
+    std::string& read = **got[k];
     if (span.offset < first[k].offset ||
         end > first[k].offset + std::min<uint64_t>(read.size(), first[k].length)) {
       continue;
@@ -261,6 +358,7 @@ Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::strin
     held = true;
   }
   got.clear();
+  head.reset();
   if (!held) {
     SLUICE_RETURN_IF_ERROR(cancelled("reading its bytes"));
     SLUICE_ASSIGN_OR_RETURN(

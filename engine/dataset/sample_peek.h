@@ -97,33 +97,47 @@ bool SamplePeekable(const ShardEntry& entry);
 // round trip, not two (the index's, then the peek's). The guess is
 // Mosaic's name for the first shard (GuessedFirstShard); the read is
 // bytes [0, GuessedHeadBytes()): everything PeekFirstReads asks of sample
-// 0 whenever it asks one read. It is only a guess, read before the index
-// says the shard's size: PeekSampleFromRemote uses the bytes for reads of
-// the same key that lie within them, and only when they agree with the
-// index's entry (GuessAgrees: among others, the object's size as the read's
-// answer stated it is the index's); anything else (a 404, a server ignoring
-// Range, another name, a compressed shard, a size the entry does not have,
-// an answer that stated none) drops them, and the peek reads as without
-// them. The peek's reads beside them ask for the version the guess's answer
-// named (its ETag), so that the sample is not made of two.
+// 0 whenever it asks one read. Its bytes are told as they come off the
+// socket (RemoteSource::GetRangeOnlyOfVersionInto into an ArrivedBytes), so
+// that the peek serves the first sample once its offsets entry and its
+// bytes are in, not once the whole head is (at 100 MB/s, 1 MiB is 10 ms).
+// It is only a guess, read before the index says the shard's size:
+// PeekSampleFromRemote uses the bytes for reads of the same key that lie
+// within them, and only when the read's answer agrees with the index's
+// entry (GuessAgrees: among others, the object's size as the answer stated
+// it is the index's); anything else (a 404, a server ignoring Range,
+// another name, a compressed shard, a size the entry does not have, an
+// answer that stated none) drops them, and the peek reads as without them.
+// A read that fails or ends short after some bytes came keeps those (they
+// are the answer's, of the version it named); a reader of bytes that did
+// not come reads them itself. The peek's reads beside them ask for the
+// version the guess's answer named (its ETag), so that the sample is not
+// made of two; a resumed answer of another ETag fails the read.
 // Fork: a DataLoader's parent opens the dataset (and starts the read) and
 // its forked workers read; the outcome is also published in memory shared
 // with children forked after the read started (an anonymous MAP_SHARED
-// mapping), so the worker whose first sample is in the head takes the
-// parent's bytes (waiting for the parent's read when it is still in
-// flight) instead of reading them again: the parent's request is not one
-// for nothing. A child stops waiting when `cancel` asks, when the parent's
-// read ends without bytes (stopped with the parent's dataset, failed), or
-// when the parent process is gone.
+// mapping), once the read has ended, so the worker whose first sample is
+// in the head takes the parent's bytes (waiting for the parent's read when
+// it is still in flight) instead of reading them again: the parent's
+// request is not one for nothing. A child stops waiting when `cancel`
+// asks, when the parent's read ends without bytes (stopped with the
+// parent's dataset, failed), or when the parent process is gone.
 // Thread safety: Take may be called from any one thread at a time; the
-// destructor must not run beside it. In a forked child the parent's thread
-// is not there: the destructor leaves its handle alone.
+// destructor must not run beside it. The Read it gives may be used on any
+// thread, and outlive this (its bytes are shared; the destructor stops the
+// read and waits for it, so they arrive no further, and readers waiting for
+// more get the read's end: ArrivedBytes::Await's error or nothing). In a
+// forked child the parent's thread is not there: the destructor leaves its
+// handle and the parent's bytes alone.
 class GuessedHead {
  public:
-  // What the read got: the bytes from offset 0, and what its answer said of
-  // the whole object (RemoteSource::GetRangeOnlyOfVersion's stated).
+  // What the read got, once its answer came: the bytes from offset 0 as
+  // they arrive (ArrivedBytes of GuessedHeadBytes(): when the read ends ok,
+  // min(GuessedHeadBytes(), stated.size) of them have; otherwise its
+  // error), and what the answer said of the whole object
+  // (RemoteSource::GetRangeOnlyOfVersion's stated).
   struct Read {
-    std::string bytes;
+    std::shared_ptr<ArrivedBytes> bytes;
     ObjectStated stated;
   };
   // The longest ETag a forked child is told (kMaxSharedEtag bytes); the
@@ -133,19 +147,23 @@ class GuessedHead {
   // Starts the read of `key` of `remote` on a thread of its own. `remote`
   // must outlive this.
   GuessedHead(RemoteSource& remote, std::string key);
-  ~GuessedHead();  // stops the read (RemoteSource::GetRangeOnlyOfVersion's stop), waits
+  ~GuessedHead();  // stops the read (RemoteSource's stop), waits for it
   GuessedHead(const GuessedHead&) = delete;
   GuessedHead& operator=(const GuessedHead&) = delete;
 
   const std::string& key() const { return key_; }
-  // The read, once per process: waits for it to end (in a forked child,
-  // the parent's: see above), or for a stop on `cancel`. nullopt when the
-  // read failed, was stopped or taken already.
+  // The read, once per process: waits for its answer's head (not its
+  // bytes, which arrive into Read::bytes) or its end (in a forked child,
+  // for the parent's read to end: see above), or for a stop on `cancel`.
+  // nullopt when the read failed before an answer, was stopped or taken
+  // already.
   std::optional<Read> Take(std::stop_token cancel = {});
 
  private:
-  struct Shared;  // the outcome as forked children see it (sample_peek.cc)
+  struct Shared;    // the outcome as forked children see it (sample_peek.cc)
+  class Progress;   // the read's IntoProgress (sample_peek.cc)
   std::optional<Read> TakeFromParent(std::stop_token cancel);
+  void ReadHead();  // the thread's body
 
   RemoteSource& remote_;
   const std::string key_;
@@ -153,11 +171,14 @@ class GuessedHead {
   Shared* shared_ = nullptr;  // null when the mapping could not be made
   size_t shared_bytes_ = 0;
   std::stop_source stop_;
+  // The bytes as they arrive; made before the thread starts, finished by it.
+  std::shared_ptr<ArrivedBytes> arrived_;
   std::mutex mu_;
-  std::condition_variable_any done_cv_;
-  bool done_ = false;
+  std::condition_variable_any answered_cv_;
+  bool answered_ = false;  // the answer's head came: stated_ is set
+  bool done_ = false;      // the read ended
   bool taken_ = false;
-  std::optional<Read> read_;
+  ObjectStated stated_;
   std::thread thread_;  // last: starts once the rest is in place
 };
 
@@ -166,12 +187,14 @@ std::string GuessedFirstShard();
 // How many bytes from 0 the guess reads: sample 0's offsets entry and
 // kPeekOneReadBytes past its start.
 uint64_t GuessedHeadBytes();
-// Whether `head`, read from offset 0 of the data file of `entry` with
-// GuessedHeadBytes asked for, can be that file's head: the entry is
-// SamplePeekable, the read's answer stated the object's size and it is the
-// entry's (a file rewritten to another size since, even longer than the
-// guess, is not), and the bytes are all that was asked, or the whole file.
-bool GuessAgrees(const ShardEntry& entry, const GuessedHead::Read& head);
+// Whether a head whose read's answer stated `stated`, read from offset 0
+// of the data file of `entry` with GuessedHeadBytes asked for, can be that
+// file's head: the entry is SamplePeekable, and the answer stated the
+// object's size and it is the entry's (a file rewritten to another size
+// since, even longer than the guess, is not). That the bytes are all that
+// was asked, or the whole file, is the read's own check (GuessedHead: a
+// read that ends short is an error for the bytes that did not come).
+bool GuessAgrees(const ShardEntry& entry, const ObjectStated& stated);
 
 // Sample `i` (< entry.samples) of the SamplePeekable shard `entry`, whose
 // data file is stored at `key` of `remote`. The bounds read are checked
@@ -188,11 +211,15 @@ bool GuessAgrees(const ShardEntry& entry, const GuessedHead::Read& head);
 // request is made, a request in flight ends (RemoteSource::GetRangeOnly's
 // stop), and kCancelled is returned: a cancelled peek returns promptly
 // however long its server takes to answer.
-// `guessed` (may be null): the stream's GuessedHead, taken (waited for)
-// when its key is `key`; its bytes stand in for the first reads they hold
-// when they agree with `entry` (GuessAgrees), and are dropped otherwise.
-// The bounds they give are checked as a read's are; the reads made beside
-// them ask for the version the guess's answer named (its ETag, if any).
+// `guessed` (may be null): the stream's GuessedHead, taken (its answer
+// waited for) when its key is `key`; its bytes stand in for the first
+// reads they hold when they agree with `entry` (GuessAgrees), and are
+// dropped otherwise. Each range is used as soon as it has arrived (the
+// bounds, then the sample), while the rest of the head still comes; a
+// range the head's read ended without (failed, cut short) is read as
+// without the guess. The bounds they give are checked as a read's are;
+// the reads made beside them ask for the version the guess's answer named
+// (its ETag, if any).
 // Thread safety: as the remote's GetRangeOnly.
 Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::string& key,
                                           const ShardEntry& entry, uint32_t i,

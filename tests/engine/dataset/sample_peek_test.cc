@@ -1208,30 +1208,27 @@ TEST_F(ColdPass, InOrderAFirstShardRewrittenLongerThanTheGuessIsNotServedFromIt)
 }
 
 // Whether a guessed head may stand for the index's first shard: only when
-// its read's answer stated the object's size and it is the index's, and
-// the bytes are all that was asked (or the whole, shorter file).
+// its read's answer stated the object's size and it is the index's (that
+// its bytes are all that was asked is the read's own check).
 TEST(PeekMdsSample, AGuessAgreesOnlyWithTheSizeItsAnswerStated) {
   ShardEntry mds;
   mds.format = "mds";
   mds.samples = 10;
   mds.raw_data = {"shard.00000.mds", uint64_t{3} << 20, {}};
-  GuessedHead::Read head{std::string(GuessedHeadBytes(), 'h'), {}};
-  EXPECT_FALSE(GuessAgrees(mds, head));  // no size stated
-  head.stated.size = (uint64_t{3} << 20) + 16;
-  EXPECT_FALSE(GuessAgrees(mds, head));  // rewritten to another size
-  head.stated.size = uint64_t{3} << 20;
-  EXPECT_TRUE(GuessAgrees(mds, head));
-  head.bytes.pop_back();
-  EXPECT_FALSE(GuessAgrees(mds, head));  // fewer bytes than asked of a longer file
+  ObjectStated stated;
+  EXPECT_FALSE(GuessAgrees(mds, stated));  // no size stated
+  stated.size = (uint64_t{3} << 20) + 16;
+  EXPECT_FALSE(GuessAgrees(mds, stated));  // rewritten to another size
+  stated.size = uint64_t{3} << 20;
+  EXPECT_TRUE(GuessAgrees(mds, stated));
   ShardEntry zstd = mds;
   zstd.compression = "zstd";
-  head.bytes.push_back('h');
-  EXPECT_FALSE(GuessAgrees(zstd, head));
+  EXPECT_FALSE(GuessAgrees(zstd, stated));
   ShardEntry small = mds;
   small.raw_data.bytes = 1000;
-  GuessedHead::Read whole{std::string(1000, 'h'), {1000, ""}};
+  ObjectStated whole{1000, ""};
   EXPECT_TRUE(GuessAgrees(small, whole));
-  whole.stated.size = 1016;
+  whole.size = 1016;
   EXPECT_FALSE(GuessAgrees(small, whole));
 }
 
