@@ -36,20 +36,20 @@ size_t StreamOfShard(const std::vector<size_t>& first_shard, size_t g) {
   return static_cast<size_t>(it - first_shard.begin()) - 1;
 }
 
-Result<std::shared_ptr<const OpenedShard>> DatasetShards::Open(size_t g,
-                                                               const std::atomic<bool>* cancel,
-                                                               bool wait, bool consumer_waits) {
-  const size_t s = StreamOfShard(first_shard_, g);
+std::shared_ptr<const OpenedShard> DatasetShards::AlreadyHad(size_t g) {
   if (skip_corrupt_ || skip_missing_) {
     std::lock_guard<std::mutex> lock(skipped_mu_);
     if (skipped_.count(g)) return OpenedShard::Skipped();
   }
-  {
-    std::lock_guard<std::mutex> lock(open_mu_);
-    if (g < open_.size()) {
-      if (std::shared_ptr<const OpenedShard> open = open_[g].lock()) return open;
-    }
-  }
+  std::lock_guard<std::mutex> lock(open_mu_);
+  return g < open_.size() ? open_[g].lock() : nullptr;
+}
+
+Result<std::shared_ptr<const OpenedShard>> DatasetShards::Open(size_t g,
+                                                               const std::atomic<bool>* cancel,
+                                                               bool wait, bool consumer_waits) {
+  const size_t s = StreamOfShard(first_shard_, g);
+  if (std::shared_ptr<const OpenedShard> had = AlreadyHad(g)) return had;
   auto shard = streams_[s]->OpenShard(g - first_shard_[s], num_columns_, cancel, wait,
                                       consumer_waits && !skip_corrupt_);
   if (!shard.ok()) {
@@ -75,16 +75,7 @@ std::shared_ptr<const OpenedShard> DatasetShards::HeldForTesting(size_t g) {
 
 Result<std::shared_ptr<const OpenedShard>> DatasetShards::OpenRanged(size_t g) {
   const size_t s = StreamOfShard(first_shard_, g);
-  if (skip_corrupt_ || skip_missing_) {
-    std::lock_guard<std::mutex> lock(skipped_mu_);
-    if (skipped_.count(g)) return OpenedShard::Skipped();
-  }
-  {
-    std::lock_guard<std::mutex> lock(open_mu_);
-    if (g < open_.size()) {
-      if (std::shared_ptr<const OpenedShard> open = open_[g].lock()) return open;
-    }
-  }
+  if (std::shared_ptr<const OpenedShard> had = AlreadyHad(g)) return had;
   SLUICE_ASSIGN_OR_RETURN(std::unique_ptr<OpenedShard> ranged,
                           streams_[s]->OpenRangedShard(g - first_shard_[s]));
   if (ranged) return std::shared_ptr<const OpenedShard>(std::move(ranged));

@@ -108,6 +108,9 @@ class DatasetShards {
 
  private:
   DatasetShards() = default;
+  // Shard g as another open left it: Skipped() where it was skipped, the
+  // opened shard while one is held (open_), else null.
+  std::shared_ptr<const OpenedShard> AlreadyHad(size_t g);
   // Whether a failure to open a shard of `stream` skips it.
   bool Skippable(size_t stream, const Status& s) const;
 
