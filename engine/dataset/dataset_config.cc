@@ -373,10 +373,11 @@ Result<std::optional<int64_t>> EnvInt(const char* name) {
 
 }  // namespace
 
-uint64_t DatasetOptions::single_pass_memory_bytes() const {
+uint64_t DatasetOptions::single_pass_memory_bytes(uint64_t readers) const {
   if (single_pass_memory) return *single_pass_memory;
   const uint64_t limit = planner::ProcessMemoryLimit();
-  return limit == 0 ? uint64_t{4} << 30 : std::min(limit / 4, kSinglePassMemoryCap);
+  const uint64_t node = limit == 0 ? uint64_t{4} << 30 : limit / 4;
+  return std::min(node / std::max<uint64_t>(readers, 1), kSinglePassMemoryCap);
 }
 
 bool ReadsInSinglePass(const StreamOptions& stream) {

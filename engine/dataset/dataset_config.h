@@ -256,10 +256,12 @@ struct DatasetOptions {
   Env* env = Env::Default();
 
   int64_t batch_size() const { return plan.batch_size.value_or(1); }
-  // single_pass_memory, or by default a quarter of the memory this
-  // process may use (planner::ProcessMemoryLimit), at most
-  // kSinglePassMemoryCap; 4 GiB when no limit is known.
-  uint64_t single_pass_memory_bytes() const;
+  // single_pass_memory (a reader process's), or by default a quarter of
+  // the memory a process may use (planner::ProcessMemoryLimit; 4 GiB when
+  // no limit is known) shared by the node's `readers` reader processes
+  // (its ranks times each rank's workers: every one holds its own), at
+  // most kSinglePassMemoryCap each.
+  uint64_t single_pass_memory_bytes(uint64_t readers = 1) const;
   static constexpr uint64_t kSinglePassMemoryCap = uint64_t{16} << 30;
   int64_t predownload_samples() const {
     int64_t b = batch_size();

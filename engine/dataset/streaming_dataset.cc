@@ -613,7 +613,7 @@ size_t StreamingDataset::PassLookAhead(const IterationOptions& iteration) const 
       static_cast<size_t>(largest));
 }
 
-std::optional<size_t> StreamingDataset::PassHoldShards() const {
+std::optional<size_t> StreamingDataset::PassHoldShards(int64_t num_workers) const {
   uint64_t largest = 0;
   for (size_t s = 0; s < options_.streams.size() && s < indexes_.size(); ++s) {
     if (!ReadsInSinglePass(options_.streams[s])) continue;
@@ -624,7 +624,10 @@ std::optional<size_t> StreamingDataset::PassHoldShards() const {
     }
   }
   if (largest == 0) return std::nullopt;
-  return static_cast<size_t>(options_.single_pass_memory_bytes() / largest);
+  // Every rank of the node and each of its workers holds shards of its own.
+  const uint64_t readers = static_cast<uint64_t>(std::max<int64_t>(world_.ranks_per_node, 1)) *
+                           static_cast<uint64_t>(std::max<int64_t>(num_workers, 1));
+  return static_cast<size_t>(options_.single_pass_memory_bytes(readers) / largest);
 }
 
 Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
@@ -661,7 +664,7 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   IterationOptions iteration;
   iteration.keep_reused = !options_.cache_limit.has_value();
   iteration.open_threads = OpenThreads(num_workers);
-  iteration.hold_shards = PassHoldShards();
+  iteration.hold_shards = PassHoldShards(num_workers);
   // In windows when the worker's plan is larger than a window (with
   // skipped steps ahead, the rank's order in windows dealt to its workers).
   bool windowed = false;

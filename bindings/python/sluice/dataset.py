@@ -64,8 +64,9 @@ class StreamingDataset(_Base):
     Sluice's ``single_pass=True`` receives each shard into memory and caches
     nothing. A shuffled single pass keeps a shard it read until the
     shard's last sample in the worker's order, within the engine key
-    ``single_pass_memory`` (bytes; default a quarter of the process's
-    memory, at most 16 GiB; set through ``_engine_keys``); a shard let go
+    ``single_pass_memory`` (bytes a reader process holds; default a
+    quarter of the machine's memory shared by the node's ranks and their
+    workers, at most 16 GiB each; set through ``_engine_keys``); a shard let go
     earlier has its later samples read by one ranged request each, never
     the whole shard again (docs/configuration.rst)."""
 

@@ -5,6 +5,7 @@
 #include "engine/dataset/byte_size.h"
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/resume_state.h"
+#include "engine/planner/size_check.h"
 
 namespace sluice {
 namespace {
@@ -107,6 +108,19 @@ TEST(DatasetConfig, StreamsAndGlobals) {
   EXPECT_EQ(
       ParseDatasetOptions(R"({"local": "/l", "single_pass_memory": true})").status().message(),
       "dataset config: 'single_pass_memory' must be an integer");
+  // The default is a quarter of the memory shared by the node's reader
+  // processes (ranks times workers), each holding its own; a value given
+  // is each reader's as it is.
+  planner::SetProcessMemoryLimitForTesting(uint64_t{64} << 30);
+  EXPECT_EQ(o->single_pass_memory_bytes(), uint64_t{16} << 30);
+  EXPECT_EQ(o->single_pass_memory_bytes(8 * 4), uint64_t{512} << 20);
+  EXPECT_EQ(o->single_pass_memory_bytes(0), uint64_t{16} << 30);
+  planner::SetProcessMemoryLimitForTesting(uint64_t{256} << 30);
+  EXPECT_EQ(o->single_pass_memory_bytes(2), DatasetOptions::kSinglePassMemoryCap);
+  EXPECT_EQ(ParseDatasetOptions(R"({"local": "/l", "single_pass_memory": "4gb"})")
+                ->single_pass_memory_bytes(64),
+            uint64_t{4} << 30);
+  planner::SetProcessMemoryLimitForTesting(0);
   EXPECT_EQ(*o->plan.epoch_size, 1500);
   EXPECT_EQ(o->predownload_samples(), 32);
   EXPECT_EQ(*o->cache_limit, 1536u);
