@@ -361,12 +361,16 @@ std::pair<size_t, uint32_t> StreamingDataset::Locate(uint64_t id) const {
   return locator_->Locate(id);
 }
 
+uint64_t StreamingDataset::NodeReaders(int64_t num_workers) const {
+  return static_cast<uint64_t>(std::max<int64_t>(1, world_.ranks_per_node)) *
+         static_cast<uint64_t>(std::max<int64_t>(1, num_workers));
+}
+
 size_t StreamingDataset::OpenThreads(int64_t num_workers) const {
   if (options_.fetch_concurrency) return static_cast<size_t>(*options_.fetch_concurrency);
   // Every reader of the node (each rank's workers) keeps its own requests in
   // flight.
-  const uint64_t readers = static_cast<uint64_t>(std::max<int64_t>(1, world_.ranks_per_node)) *
-                           static_cast<uint64_t>(std::max<int64_t>(1, num_workers));
+  const uint64_t readers = NodeReaders(num_workers);
   // Under a cache_limit, a reader's extra opens pin room that the limit's
   // budget (one open shard per reader) keeps for the node's other readers;
   // one whose consumer is not called (a DataLoader worker while the main
@@ -386,10 +390,9 @@ size_t StreamingDataset::OpenThreads(int64_t num_workers) const {
   // first touch. In order, two shards at once (the one read, the next
   // received in parallel parts) need half the buffers of four, and
   // workload B's epoch took no more CPU or time (BENCHMARKS.md, "A single
-  // pass in order, two shards at once"). Shuffled, it keeps four: more
-  // shards open let a shard serve more of its samples before it is let go
-  // and received again. Only when every stream that downloads is a single pass: a
-  // cached stream's shards go to files.
+  // pass in order, two shards at once"). Shuffled, it keeps four: there two
+  // took more CPU in the same run. Only when every stream that downloads is
+  // a single pass: a cached stream's shards go to files.
   bool single = false, cached = false;
   for (const StreamOptions& s : options_.streams) {
     if (s.has_remote()) (ReadsInSinglePass(s) ? single : cached) = true;
@@ -625,9 +628,8 @@ std::optional<size_t> StreamingDataset::PassHoldShards(int64_t num_workers) cons
   }
   if (largest == 0) return std::nullopt;
   // Every rank of the node and each of its workers holds shards of its own.
-  const uint64_t readers = static_cast<uint64_t>(std::max<int64_t>(world_.ranks_per_node, 1)) *
-                           static_cast<uint64_t>(std::max<int64_t>(num_workers, 1));
-  return static_cast<size_t>(options_.single_pass_memory_bytes(readers) / largest);
+  return static_cast<size_t>(options_.single_pass_memory_bytes(NodeReaders(num_workers)) /
+                             largest);
 }
 
 Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker,

@@ -351,6 +351,9 @@ class StreamingDataset {
   // shard (data and meta files) of a stream read in a single pass; unset
   // when no stream is.
   std::optional<size_t> PassHoldShards(int64_t num_workers) const;
+  // The node's reader processes: its ranks times each rank's `num_workers`
+  // (at least one each), every one with its own requests and shards.
+  uint64_t NodeReaders(int64_t num_workers) const;
   // Raw files: 16 per reader, but no more than 64 per node in all while
   // each reader keeps 2 (e.g. 4 with 8 ranks of 2 workers).
   static constexpr size_t kRawFileFetchConcurrency = 16;
