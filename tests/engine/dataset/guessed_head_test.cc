@@ -8,7 +8,6 @@
 // used); a cold pass in order serves its first sample while the head's
 // and the shard's tails are held, and then the exact epoch.
 #include <chrono>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,44 +23,20 @@
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/dataset/dataset_reader.h"
 #include "tests/engine/dataset/dataset_test_util.h"
+#include "tests/engine/dataset/one_mds_shard.h"
 #include "tests/engine/dataset/tail_holding_server.h"
 
 namespace sluice {
 namespace {
 
-using testing::ScratchDir;
 using testing::TailHoldingServer;
 
-// One MDS shard of about 2 MB (12,000 samples of 40..240 bytes, its
-// offsets table 48 KB), longer than the guessed head, its bytes and sample
-// bounds (MDS: the count, then count + 1 u32 offsets).
-struct OneShard {
-  ScratchDir remote, cache;
-  std::unique_ptr<DatasetReader> reader;
-  ShardEntry entry;
-  std::string name;
-  std::string bytes;
-  uint64_t Begin(size_t i) const {
-    uint32_t v = 0;
-    std::memcpy(&v, bytes.data() + 4 + 4 * i, 4);
-    return v;
-  }
-  uint64_t End(size_t i) const { return Begin(i + 1); }
-  std::string Sample(size_t i) const { return bytes.substr(Begin(i), End(i) - Begin(i)); }
-};
+using OneShard = testing::OneMdsShard;
 
+// The shard is the one the guess names, and longer than the guessed head.
 void MakeOneShard(OneShard* s) {
-  testing::WriteSyntheticMds(s->remote.path(), 12000, uint64_t{64} << 20);
-  auto reader = DatasetReader::Open(s->remote.path());
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  s->reader = std::move(*reader);
-  ASSERT_EQ(s->reader->index().shards.size(), 1u);
-  s->entry = s->reader->index().shards[0];
-  s->name = s->entry.raw_data.basename;
+  ASSERT_NO_FATAL_FAILURE(testing::MakeOneMdsShard(s));
   ASSERT_EQ(s->name, GuessedFirstShard());
-  auto bytes = ReadFile(JoinPath(s->remote.path(), s->name));
-  ASSERT_TRUE(bytes.ok());
-  s->bytes = std::move(*bytes);
   ASSERT_GT(s->bytes.size(), GuessedHeadBytes());
 }
 

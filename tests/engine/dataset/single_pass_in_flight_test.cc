@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -26,6 +25,7 @@
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/dataset/dataset_reader.h"
 #include "tests/engine/dataset/dataset_test_util.h"
+#include "tests/engine/dataset/one_mds_shard.h"
 #include "tests/engine/dataset/tail_holding_server.h"
 
 namespace sluice {
@@ -34,31 +34,11 @@ namespace {
 using testing::ScratchDir;
 using testing::TailHoldingServer;
 
-// One MDS shard of about 2 MB (12,000 samples of 40..240 bytes), its
-// basename, bytes and sample bounds (MDS: the count, then count + 1 u32
-// offsets).
-struct OneShard {
-  ScratchDir remote, cache;
-  std::unique_ptr<DatasetReader> reader;
-  std::string name;
-  std::string bytes;
-  uint64_t End(size_t i) const {
-    uint32_t v = 0;
-    std::memcpy(&v, bytes.data() + 4 + 4 * (i + 1), 4);
-    return v;
-  }
-};
+using OneShard = testing::OneMdsShard;
 
+// Longer than 1 MiB: several parts of 256 KiB.
 void MakeOneShard(OneShard* s) {
-  testing::WriteSyntheticMds(s->remote.path(), 12000, uint64_t{64} << 20);
-  auto reader = DatasetReader::Open(s->remote.path());
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  s->reader = std::move(*reader);
-  ASSERT_EQ(s->reader->index().shards.size(), 1u);
-  s->name = s->reader->index().shards[0].raw_data.basename;
-  auto bytes = ReadFile(JoinPath(s->remote.path(), s->name));
-  ASSERT_TRUE(bytes.ok());
-  s->bytes = std::move(*bytes);
+  ASSERT_NO_FATAL_FAILURE(testing::MakeOneMdsShard(s));
   ASSERT_GT(s->bytes.size(), uint64_t{1} << 20);
 }
 
