@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/stores/common/loopback_listener.h"
+
 namespace sluice::testing {
 
 bool SendAll(int fd, const char* data, size_t n) {
@@ -34,25 +36,15 @@ int ConnectLoopback(int port) {
 }
 
 bool ProxyProcess::Start(const std::string& log_path, const OnAccept& on_accept) {
-  int listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  int one = 1;
-  ::setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (::bind(listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::listen(listen_fd, 256) != 0 ||
-      ::getsockname(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(listen_fd);
-    return false;
-  }
+  int port = 0;
+  const int listen_fd = ListenOnLoopback(256, &port);
+  if (listen_fd < 0) return false;
   int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0) {
     ::close(listen_fd);
     return false;
   }
-  port_ = ntohs(addr.sin_port);
+  port_ = port;
   pid_t pid = ::fork();
   if (pid == 0) {
     for (uint64_t connection = 0;; ++connection) {

@@ -4,15 +4,14 @@
 // connection hangs until Stop(): a download that is mid-body when its
 // process is killed, or a shard that is not there yet. Requests() tells
 // which paths were asked for, as they arrived. One thread per
-// connection; Stop() (and the destructor) joins them. Aborts when it cannot
-// listen.
+// connection (LoopbackListener); Stop() (and the destructor) joins them.
 #pragma once
 
-#include <atomic>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "tests/stores/common/loopback_listener.h"
 
 namespace sluice::testing {
 
@@ -23,27 +22,19 @@ class StallingFileServer {
   StallingFileServer(const StallingFileServer&) = delete;
   StallingFileServer& operator=(const StallingFileServer&) = delete;
 
-  void Stop();
+  void Stop() { listener_.Stop(); }
   // The request targets ("/shard.00000.mds") received so far, in order.
   std::vector<std::string> Requests() const;
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return listener_.url(); }
 
  private:
-  // Waits up to 20 ms at a time for `events` on `fd`; false when stopping.
-  bool Ready(int fd, short events) const;
-  void Accept();
   void Serve(int c);
 
   const std::string root_;
   const std::string stall_;
-  int fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread acceptor_;
-  std::mutex mu_;
-  std::vector<std::thread> workers_;
   mutable std::mutex requests_mu_;
   std::vector<std::string> requests_;
+  LoopbackListener listener_;  // last: its threads use the members above
 };
 
 }  // namespace sluice::testing

@@ -1,9 +1,5 @@
 #include "tests/engine/dataset/tail_holding_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,25 +9,20 @@
 #include "base/file.h"
 
 namespace sluice::testing {
+namespace {
+
+constexpr std::string_view kNotFound =
+    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+
+}  // namespace
 
 TailHoldingServer::TailHoldingServer(std::string root, std::string held, uint64_t hold_from,
                                      std::chrono::seconds safety, bool send_before_hold)
     : root_(std::move(root)),
       held_("/" + std::move(held)),
       hold_from_(hold_from),
-      send_before_hold_(send_before_hold) {
-  fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::listen(fd_, 64) != 0 ||
-      ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    std::abort();
-  }
-  port_ = ntohs(addr.sin_port);
-  acceptor_ = std::thread([this] { Accept(); });
+      send_before_hold_(send_before_hold),
+      listener_([this](int c) { Serve(c); }) {
   safety_ = std::thread([this, safety] {
     std::unique_lock<std::mutex> lock(mu_);
     if (!cv_.wait_for(lock, safety, [this] { return hold_ != Hold::kHeld || stop_.load(); })) {
@@ -75,36 +66,7 @@ void TailHoldingServer::Stop() {
     cv_.notify_all();
   }
   safety_.join();
-  acceptor_.join();
-  std::lock_guard<std::mutex> lock(workers_mu_);
-  for (std::thread& t : workers_) t.join();
-  ::close(fd_);
-}
-
-bool TailHoldingServer::Ready(int fd, short events) const {
-  pollfd p{fd, events, 0};
-  while (!stop_.load()) {
-    if (::poll(&p, 1, 20) > 0) return true;
-  }
-  return false;
-}
-
-void TailHoldingServer::Accept() {
-  while (Ready(fd_, POLLIN)) {
-    int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (c < 0) continue;
-    std::lock_guard<std::mutex> lock(workers_mu_);
-    workers_.emplace_back([this, c] { Serve(c); });
-  }
-}
-
-void TailHoldingServer::Send(int c, std::string_view out) const {
-  size_t done = 0;
-  while (done < out.size() && Ready(c, POLLOUT)) {
-    ssize_t n = ::send(c, out.data() + done, out.size() - done, MSG_NOSIGNAL);
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
+  listener_.Stop();
 }
 
 bool TailHoldingServer::HoldGet(int c, uint64_t first, uint64_t last_asked, const std::string& body,
@@ -113,11 +75,12 @@ bool TailHoldingServer::HoldGet(int c, uint64_t first, uint64_t last_asked, cons
   const bool part_first = send_before_hold_ && first < hold_from_ && first < size;
   if (part_first) {
     const uint64_t last = std::min(last_asked, size - 1);
-    Send(c, "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes " + std::to_string(first) +
-                "-" + std::to_string(last) + "/" + std::to_string(size) +
-                "\r\nContent-Length: " + std::to_string(last - first + 1) +
-                "\r\nConnection: close\r\n\r\n");
-    Send(c, std::string_view(body).substr(first, std::min(hold_from_, last + 1) - first));
+    listener_.SendAll(c, "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes " +
+                             std::to_string(first) + "-" + std::to_string(last) + "/" +
+                             std::to_string(size) + "\r\nContent-Length: " +
+                             std::to_string(last - first + 1) + "\r\nConnection: close\r\n\r\n");
+    const uint64_t before_hold = std::min(hold_from_, last + 1) - first;
+    listener_.SendAll(c, std::string_view(body).substr(first, before_hold));
   }
   std::unique_lock<std::mutex> lock(mu_);
   held_ranges_.emplace_back(first, last_asked);
@@ -130,7 +93,7 @@ bool TailHoldingServer::HoldGet(int c, uint64_t first, uint64_t last_asked, cons
   lock.unlock();
   // Failed: a part that began is cut short (the caller closes), else 404.
   if (!part_first) {
-    Send(c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    listener_.SendAll(c, kNotFound);
   }
   return false;
 }
@@ -146,13 +109,7 @@ std::vector<TailHoldingServer::Answered> TailHoldingServer::AnsweredGets() const
 }
 
 void TailHoldingServer::Serve(int c) {
-  std::string request;
-  char buf[4096];
-  while (request.find("\r\n\r\n") == std::string::npos && Ready(c, POLLIN)) {
-    ssize_t n = ::recv(c, buf, sizeof(buf), 0);
-    if (n <= 0) break;
-    request.append(buf, static_cast<size_t>(n));
-  }
+  const std::string request = listener_.ReadHead(c);
   const size_t sp = request.find(' ');
   const std::string method = request.substr(0, sp);
   const std::string target = request.substr(sp + 1, request.find(' ', sp + 1) - sp - 1);
@@ -161,14 +118,15 @@ void TailHoldingServer::Serve(int c) {
                  [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   auto body = ReadFile(root_ + target);
   if (!body.ok()) {
-    Send(c, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    listener_.SendAll(c, kNotFound);
     ::close(c);
     return;
   }
   const uint64_t size = body->size();
   const std::string total = std::to_string(size);
   if (method == "HEAD") {
-    Send(c, "HTTP/1.1 200 OK\r\nContent-Length: " + total + "\r\nConnection: close\r\n\r\n");
+    listener_.SendAll(c, "HTTP/1.1 200 OK\r\nContent-Length: " + total +
+                             "\r\nConnection: close\r\n\r\n");
     ::close(c);
     return;
   }
@@ -191,7 +149,7 @@ void TailHoldingServer::Serve(int c) {
     if (from > first) {
       // The head and the bytes before hold_from went out while it was held.
       const uint64_t last = std::min(last_asked, size - 1);
-      Send(c, std::string_view(*body).substr(from, last - from + 1));
+      listener_.SendAll(c, std::string_view(*body).substr(from, last - from + 1));
       ::close(c);
       return;
     }
@@ -207,7 +165,7 @@ void TailHoldingServer::Serve(int c) {
       Log(target, first, last - first + 1);
     }
   }
-  Send(c, out);
+  listener_.SendAll(c, out);
   ::close(c);
 }
 

@@ -15,8 +15,8 @@
 // `hold_from`, and the rest waits: Release sends it, Fail cuts the
 // connection there (a part cut short after some of its bytes came); a
 // GET starting at or past `hold_from` is held as without it. One thread
-// per connection;
-// Stop() (and the destructor) joins them. Aborts when it cannot listen.
+// per connection (LoopbackListener); Stop() (and the destructor) joins
+// them.
 #pragma once
 
 #include <atomic>
@@ -29,6 +29,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "tests/stores/common/loopback_listener.h"
 
 namespace sluice::testing {
 
@@ -58,14 +60,11 @@ class TailHoldingServer {
   // Waits until at least `n` requests are held (or the safety release).
   void WaitHeld(size_t n);
   void Stop();
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return listener_.url(); }
 
  private:
   enum class Hold { kHeld, kReleased, kFailed };
-  bool Ready(int fd, short events) const;
-  void Accept();
   void Serve(int c);
-  void Send(int c, std::string_view out) const;
   void Log(const std::string& target, uint64_t first, uint64_t bytes);
   // Holds a GET of the held file that asked for bytes [first, last_asked]
   // until Release or Fail: true when it is then to be answered (from
@@ -77,18 +76,14 @@ class TailHoldingServer {
   const std::string held_;
   const uint64_t hold_from_;
   const bool send_before_hold_;
-  int fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread acceptor_;
-  std::mutex workers_mu_;
-  std::vector<std::thread> workers_;
+  std::atomic<bool> stop_{false};  // wakes held GETs before the listener joins them
   mutable std::mutex mu_;
   std::condition_variable cv_;
   Hold hold_ = Hold::kHeld;
   std::vector<std::pair<uint64_t, uint64_t>> held_ranges_;
   std::vector<Answered> answered_;  // under mu_
   std::thread safety_;
+  LoopbackListener listener_;  // last: its threads use the members above
 };
 
 }  // namespace sluice::testing

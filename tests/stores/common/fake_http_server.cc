@@ -1,9 +1,6 @@
 #include "tests/stores/common/fake_http_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -26,58 +23,20 @@ const char* Reason(int status) {
 
 }  // namespace
 
-FakeHttpServer::FakeHttpServer(Handler handler) : handler_(std::move(handler)) {
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  int one = 1;
-  ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-  port_ = ntohs(addr.sin_port);
-  ::listen(listen_fd_, 64);
-  acceptor_ = std::thread([this] { AcceptLoop(); });
-}
+FakeHttpServer::FakeHttpServer(Handler handler)
+    : handler_(std::move(handler)), listener_([this](int fd) { Serve(fd); }) {}
 
 FakeHttpServer::~FakeHttpServer() { Stop(); }
-
-void FakeHttpServer::Stop() {
-  if (stop_.exchange(true)) return;
-  acceptor_.join();
-  ::close(listen_fd_);
-  std::lock_guard<std::mutex> lock(mu_);
-  for (auto& t : workers_) t.join();
-  workers_.clear();
-}
-
-void FakeHttpServer::AcceptLoop() {
-  while (!stop_) {
-    pollfd p{listen_fd_, POLLIN, 0};
-    if (::poll(&p, 1, 50) <= 0) continue;
-    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    std::lock_guard<std::mutex> lock(mu_);
-    workers_.emplace_back([this, fd] { Serve(fd); });
-  }
-}
 
 void FakeHttpServer::Serve(int fd) {
   std::string buf;
   char chunk[65536];
   auto fill = [&]() -> bool {  // false on close, error or stop
-    while (!stop_) {
-      pollfd p{fd, POLLIN, 0};
-      int r = ::poll(&p, 1, 50);
-      if (r == 0) continue;
-      if (r < 0) return false;
-      ssize_t n = ::read(fd, chunk, sizeof(chunk));
-      if (n <= 0) return false;
-      buf.append(chunk, static_cast<size_t>(n));
-      return true;
-    }
-    return false;
+    if (!listener_.Ready(fd, POLLIN)) return false;
+    ssize_t n = ::read(fd, chunk, sizeof(chunk));
+    if (n <= 0) return false;
+    buf.append(chunk, static_cast<size_t>(n));
+    return true;
   };
   while (true) {
     size_t end;
@@ -131,16 +90,11 @@ void FakeHttpServer::Serve(int fd) {
     if (!has_length) out += "Content-Length: " + std::to_string(resp.body.size()) + "\r\n";
     out += "\r\n";
     if (req.method != "HEAD") out += resp.body;
-    size_t sent = 0;
-    while (sent < out.size()) {
-      // A client may close before the body ends (a download cancelled or
-      // stopped at the head): no SIGPIPE for the test process.
-      ssize_t n = ::send(fd, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) {
-        ::close(fd);
-        return;
-      }
-      sent += static_cast<size_t>(n);
+    // A client may close before the body ends (a download cancelled or
+    // stopped at the head).
+    if (!listener_.SendAll(fd, out)) {
+      ::close(fd);
+      return;
     }
   }
 }

@@ -1,17 +1,17 @@
 // A small HTTP/1.1 server for endpoints no real server can stand in for
 // here (a GCS OAuth token endpoint, the Databricks Files API): tests name
 // what they build on it as fakes. Serves 127.0.0.1 on a free port, one
-// thread per connection, keep-alive; the handler runs on those threads
-// (guard shared state). Stop() (also the destructor) joins every thread.
+// thread per connection (LoopbackListener), keep-alive; the handler runs
+// on those threads (guard shared state). Stop() (also the destructor)
+// joins every thread.
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "tests/stores/common/loopback_listener.h"
 
 namespace sluice::testing {
 
@@ -41,20 +41,14 @@ class FakeHttpServer {
   using Handler = std::function<FakeResponse(const FakeRequest&)>;
   explicit FakeHttpServer(Handler handler);
   ~FakeHttpServer();
-  void Stop();
-  int port() const { return port_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  void Stop() { listener_.Stop(); }
+  int port() const { return listener_.port(); }
+  std::string url() const { return listener_.url(); }
 
  private:
-  void AcceptLoop();
   void Serve(int fd);
   Handler handler_;
-  int listen_fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread acceptor_;
-  std::mutex mu_;
-  std::vector<std::thread> workers_;
+  LoopbackListener listener_;  // last: its threads use handler_
 };
 
 }  // namespace sluice::testing
