@@ -701,8 +701,9 @@ Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optiona
       PublishArrivals(publish->item, arrived);
       publish->current = arrived;
     }
-    Result<ShardBytes> got = remote_->FetchToMemory(key, stored.bytes,
-                                                    stream_.single_pass_part_size, arrived.get());
+    Result<ShardBytes> got =
+        remote_->FetchToMemory(key, stored.bytes, stream_.single_pass_part_size, arrived.get(),
+                               &receive_buffers_);
     CountDownload(got.ok(), std::chrono::steady_clock::now() - start, download);
     if (got.ok()) {
       bytes_downloaded_ += got->size();
