@@ -11,7 +11,7 @@ reference: the receive alone, no file written; HTTP/1.1 to one host:
         /usr/bin/python3 bench/python/cold_epoch.py --workload B \\
         [--samples N] [--size BYTES] [--runs 3] [--curl-parallel 8,32] \\
         [--fetch-concurrency N] [--library NAME=PATH[,PYTHONPATH] ...] [--s3rver] \\
-        [--single-pass [--single-pass-part-size 0,8388608]]
+        [--single-pass [--single-pass-part-size 0,8388608]] [--perf DIR]
 
 Workloads (MDS, 64 MiB uncompressed shards): A = 1 KiB samples, B = 256 KiB
 samples; --samples scales them (defaults 200,000 and 4,000: the issue's
@@ -35,6 +35,12 @@ cached), interleaved with the others; their bytes (for MB/s and CPU s/GB)
 are the dataset's shard bytes, as the cached rows' are the cache's, and
 "dl x" is the bytes the engine downloaded over the dataset's (a shard a
 shuffled single pass drops and reads again is received again).
+Each row also gives the child's minor page faults per GB (ru_minflt from
+the dataset's construction on: a fresh page's first touch, which the kernel
+zeroes; a 2 MiB huge page counts once) and the huge pages faulted in per
+GB (/proc/vmstat thp_fault_alloc over the child's life: machine-wide, so
+another process's count too). --perf DIR runs each Sluice child under
+`perf record -g` into DIR (e.g. for the share of `clear_page_erms`).
 --single-pass-part-size gives the single-pass rows once per value, each
 with the engine's key single_pass_part_size (0: one request a shard; a
 library that does not know the key refuses it), interleaved as above.
@@ -52,6 +58,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 WORKLOADS = {'A': (200_000, 1 << 10), 'B': (4_000, 256 << 10)}
+# --perf: the folder each Sluice child's `perf record` goes to, and a count.
+PERF_DIR = None
+PERF_RUNS = [0]
 
 CHILD = r'''
 import sys, time
@@ -139,10 +148,19 @@ def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None, e
         if pythonpath:
             env['PYTHONPATH'] = pythonpath
         thp0 = thp_faults()
-        out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0',
-                              str(fetch_concurrency or ''), '1' if single_pass_bytes else '0',
-                              '' if part_size is None else str(part_size)],
-                             capture_output=True, text=True, env=env)
+        cmd = [sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0',
+               str(fetch_concurrency or ''), '1' if single_pass_bytes else '0',
+               '' if part_size is None else str(part_size)]
+        if PERF_DIR:
+            # One profile a child (perf record's CPU-clock samples where the
+            # machine has no hardware counters), named by its row and run.
+            PERF_RUNS[0] += 1
+            name = '%s-%s-%s-%d.data' % (
+                os.path.basename(os.path.dirname(library)) or 'lib',
+                'single' if single_pass_bytes else 'cached', 'shuffled' if shuffle else 'inorder',
+                PERF_RUNS[0])
+            cmd = ['perf', 'record', '-q', '-g', '-o', os.path.join(PERF_DIR, name), '--'] + cmd
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env)
         thp = thp_faults() - thp0
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
@@ -251,7 +269,11 @@ def main():
                     help='also the single-pass rows (shards in memory, nothing cached)')
     ap.add_argument('--single-pass-part-size',
                     help='comma-separated single_pass_part_size values, a single-pass row each')
+    ap.add_argument('--perf', metavar='DIR',
+                    help='run each Sluice child under `perf record -g`, a profile each into DIR')
     args = ap.parse_args()
+    global PERF_DIR
+    PERF_DIR = args.perf
     samples, size = WORKLOADS[args.workload]
     samples, size = args.samples or samples, args.size or size
     libraries = [tuple(x.split('=', 1)) for x in args.library] or [

@@ -18,11 +18,25 @@ struct ShardBufferPool::State {
   std::vector<UninitializedBuffer> kept;
   Counters counters;
 
-  // A returned buffer: kept while fewer than `keep` are, else freed as it
-  // goes out of scope, after the lock (UninitializedBuffer's recycling).
+  // A returned buffer: kept while fewer than `keep` are; else it takes the
+  // place of the smallest kept one if it is larger (a larger buffer holds
+  // any shard a smaller one does: shards differ by a few bytes, and kept
+  // ones too small for every later shard would never be taken again).
+  // What is not kept is freed as it goes out of scope, after the lock
+  // (UninitializedBuffer's recycling).
   void Return(UninitializedBuffer buffer) noexcept {
     std::lock_guard<std::mutex> lock(mu);
-    if (kept.size() < keep && kept.size() < kept.capacity()) kept.push_back(std::move(buffer));
+    if (kept.size() < keep && kept.size() < kept.capacity()) {
+      kept.push_back(std::move(buffer));
+      return;
+    }
+    size_t smallest = kept.size();
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (smallest == kept.size() || kept[i].size() < kept[smallest].size()) smallest = i;
+    }
+    if (smallest < kept.size() && kept[smallest].size() < buffer.size()) {
+      std::swap(kept[smallest], buffer);
+    }
   }
 };
 

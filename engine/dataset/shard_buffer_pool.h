@@ -13,10 +13,10 @@
 // still be read.
 //
 // Bounded by what the pass already holds: at most Keep() buffers are kept
-// (a reader keeps as many as it receives at once, fetch_concurrency), each
-// one a receive already allocated for a shard of the index's size (Take
-// allocates nothing a caller did not ask for, and reuses only a buffer at
-// least as large as asked); one returned past that is freed
+// (a reader keeps as many as it receives at once, fetch_concurrency), the
+// largest returned, each one a receive already allocated for a shard of
+// the index's size (Take allocates nothing a caller did not ask for, and
+// reuses only a buffer at least as large as asked); one not kept is freed
 // (UninitializedBuffer's own recycling, process-wide, may keep it).
 //
 // Thread-safe: Take, Keep and the buffers' return from any thread. A

@@ -1,7 +1,7 @@
 // ShardBufferPool: a buffer comes back for a later Take only once its last
-// holder (an alias over its bytes included) has dropped it; at most Keep()
-// are kept; a kept buffer is taken only when it holds the size asked; a
-// buffer that outlives its pool is freed.
+// holder (an alias over its bytes included) has dropped it; the largest
+// Keep() returned are kept; a kept buffer is taken only when it holds the
+// size asked; a buffer that outlives its pool is freed.
 #include "engine/dataset/shard_buffer_pool.h"
 
 #include <cstring>
@@ -48,30 +48,42 @@ TEST(ShardBufferPool, ABufferReturnsOnlyWhenItsLastHolderDropsIt) {
   EXPECT_EQ(pool.counters().reused, 1u);
 }
 
-TEST(ShardBufferPool, KeepsAtMostKeepBuffersAndTakesOnlyOneLargeEnough) {
+TEST(ShardBufferPool, KeepsTheLargestKeepBuffersAndTakesOnlyOneLargeEnough) {
   ShardBufferPool pool(2);
   std::shared_ptr<UninitializedBuffer> a = Take(pool, 100), b = Take(pool, 300),
                                        c = Take(pool, 200);
   ASSERT_TRUE(a && b && c);
   const char* b_at = b->data();
+  const char* c_at = c->data();
   a.reset();
   b.reset();
-  c.reset();  // the third returned: two are kept already, it is freed
+  c.reset();  // two are kept already: c's 200 takes the place of a's 100
   EXPECT_EQ(pool.counters().allocated, 3u);
   // 250 bytes: only b's 300 holds them.
   std::shared_ptr<UninitializedBuffer> d = Take(pool, 250);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->data(), b_at);
-  // 200 bytes: a's 100 does not hold them and c's was not kept: new.
-  std::shared_ptr<UninitializedBuffer> e = Take(pool, 200);
+  // 150 bytes: c's 200, the smallest kept that holds them.
+  std::shared_ptr<UninitializedBuffer> e = Take(pool, 150);
   ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->data(), c_at);
+  EXPECT_EQ(pool.counters().reused, 2u);
+  // None kept: new.
+  std::shared_ptr<UninitializedBuffer> f = Take(pool, 100);
   EXPECT_EQ(pool.counters().allocated, 4u);
-  EXPECT_EQ(pool.counters().reused, 1u);
-  // Keep(0) frees what is kept: a's buffer is not taken again.
+  // A smaller buffer returned to a full pool is not kept; Keep(0) frees
+  // what is kept.
+  d.reset();
+  e.reset();
+  f.reset();  // 100 < both kept (300, 200): freed
+  std::shared_ptr<UninitializedBuffer> g = Take(pool, 100);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->data(), c_at) << "the smallest kept that holds 100 bytes";
+  g.reset();
   pool.Keep(0);
-  std::shared_ptr<UninitializedBuffer> f = Take(pool, 50);
+  std::shared_ptr<UninitializedBuffer> h = Take(pool, 50);
   EXPECT_EQ(pool.counters().allocated, 5u);
-  EXPECT_EQ(pool.counters().reused, 1u);
+  EXPECT_EQ(pool.counters().reused, 3u);
 }
 
 TEST(ShardBufferPool, ABufferThatOutlivesItsPoolIsFreed) {
