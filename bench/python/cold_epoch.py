@@ -11,7 +11,7 @@ reference: the receive alone, no file written; HTTP/1.1 to one host:
         /usr/bin/python3 bench/python/cold_epoch.py --workload B \\
         [--samples N] [--size BYTES] [--runs 3] [--curl-parallel 8,32] \\
         [--fetch-concurrency N] [--library NAME=PATH[,PYTHONPATH] ...] [--s3rver] \\
-        [--single-pass [--single-pass-part-size 0,8388608]]
+        [--single-pass [--single-pass-part-size 0,8388608]] [--perf DIR]
 
 Workloads (MDS, 64 MiB uncompressed shards): A = 1 KiB samples, B = 256 KiB
 samples; --samples scales them (defaults 200,000 and 4,000: the issue's
@@ -35,6 +35,12 @@ cached), interleaved with the others; their bytes (for MB/s and CPU s/GB)
 are the dataset's shard bytes, as the cached rows' are the cache's, and
 "dl x" is the bytes the engine downloaded over the dataset's (a shard a
 shuffled single pass drops and reads again is received again).
+Each row also gives the child's minor page faults per GB (ru_minflt from
+the dataset's construction on: a fresh page's first touch, which the kernel
+zeroes; a 2 MiB huge page counts once) and the huge pages faulted in per
+GB (/proc/vmstat thp_fault_alloc over the child's life: machine-wide, so
+another process's count too). --perf DIR runs each Sluice child under
+`perf record -g` into DIR (e.g. for the share of `clear_page_erms`).
 --single-pass-part-size gives the single-pass rows once per value, each
 with the engine's key single_pass_part_size (0: one request a shard; a
 library that does not know the key refuses it), interleaved as above.
@@ -52,23 +58,27 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 WORKLOADS = {'A': (200_000, 1 << 10), 'B': (4_000, 256 << 10)}
+# --perf: the folder each Sluice child's `perf record` goes to, and a count.
+PERF_DIR = None
+PERF_RUNS = [0]
 
 CHILD = r'''
 import sys, time
 sys.path.insert(0, %r)
-from cold_epoch import cpu_seconds
+from cold_epoch import cpu_seconds, minor_faults
 import sluice
 class Dataset(sluice.StreamingDataset):
     # Engine keys beside Mosaic's arguments (see StreamingDataset.__init__).
     _engine_keys = {'fetch_concurrency': int(sys.argv[4])} if sys.argv[4] else {}
     if sys.argv[6]:
         _engine_keys['single_pass_part_size'] = int(sys.argv[6])
-c0, t0 = cpu_seconds(), time.perf_counter()
+c0, t0, f0 = cpu_seconds(), time.perf_counter(), minor_faults()
 extra = {'single_pass': True} if sys.argv[5] == '1' else {}
 ds = Dataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1', batch_size=16,
              shuffle_seed=17, **extra)
 n = sum(1 for _ in ds)
-print(n, time.perf_counter() - t0, cpu_seconds() - c0, ds._engine.counters()['bytes_downloaded'])
+print(n, time.perf_counter() - t0, cpu_seconds() - c0, ds._engine.counters()['bytes_downloaded'],
+      minor_faults() - f0)
 ''' % HERE
 
 
@@ -82,6 +92,26 @@ def cpu_seconds():
     children that have been waited for."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     return own.ru_utime + own.ru_stime + children_cpu_seconds()
+
+
+def minor_faults():
+    """Minor page faults of this process so far (getrusage ru_minflt): each
+    first touch of a fresh page, which the kernel zeroes (a 2 MiB huge
+    page's fault counts once, as a 4 KiB page's does)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def thp_faults():
+    """Huge pages the kernel has faulted in, machine-wide (/proc/vmstat
+    thp_fault_alloc: 2 MiB zeroed each); 0 where it is not told."""
+    try:
+        with open('/proc/vmstat') as f:
+            for line in f:
+                if line.startswith('thp_fault_alloc '):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def children_cpu_seconds():
@@ -102,30 +132,45 @@ def folder_bytes(folder):
 
 def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None, env=None,
                  single_pass_bytes=None, part_size=None):
-    """(seconds, CPU seconds, bytes in the cache) of one cold epoch (`env`:
-    the child's environment before SLUICE_LIBRARY, default this one's).
-    With `single_pass_bytes` (the dataset's shard bytes), the single-pass
-    mode: those bytes instead of the cache's, and a fourth value, the bytes
-    the engine downloaded. `part_size`: the engine's single_pass_part_size
-    (None: its default)."""
+    """(seconds, CPU seconds, bytes in the cache, bytes downloaded (None
+    but in the single-pass mode), the child's minor faults, the machine's
+    huge-page faults) of one cold epoch (`env`: the child's environment
+    before SLUICE_LIBRARY, default this one's). With `single_pass_bytes`
+    (the dataset's shard bytes), the single-pass mode: those bytes instead
+    of the cache's, and the bytes the engine downloaded. `part_size`: the
+    engine's single_pass_part_size (None: its default). The faults count
+    from the dataset's construction on; the huge-page faults are the
+    whole machine's over the child's life (other processes' included)."""
     cache = tempfile.mkdtemp(dir=work)
     try:
         library, _, pythonpath = library.partition(',')
         env = dict(env or os.environ, SLUICE_LIBRARY=library)
         if pythonpath:
             env['PYTHONPATH'] = pythonpath
-        out = subprocess.run([sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0',
-                              str(fetch_concurrency or ''), '1' if single_pass_bytes else '0',
-                              '' if part_size is None else str(part_size)],
-                             capture_output=True, text=True, env=env)
+        thp0 = thp_faults()
+        cmd = [sys.executable, '-c', CHILD, url, cache, '1' if shuffle else '0',
+               str(fetch_concurrency or ''), '1' if single_pass_bytes else '0',
+               '' if part_size is None else str(part_size)]
+        if PERF_DIR:
+            # One profile a child (perf record's CPU-clock samples where the
+            # machine has no hardware counters), named by its row and run.
+            PERF_RUNS[0] += 1
+            name = '%s-%s-%s-%d.data' % (
+                os.path.basename(os.path.dirname(library)) or 'lib',
+                'single' if single_pass_bytes else 'cached', 'shuffled' if shuffle else 'inorder',
+                PERF_RUNS[0])
+            cmd = ['perf', 'record', '-q', '-g', '-o', os.path.join(PERF_DIR, name), '--'] + cmd
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        thp = thp_faults() - thp0
         if out.returncode != 0:
             raise RuntimeError(out.stderr)
-        n, seconds, cpu, downloaded = out.stdout.split()
+        n, seconds, cpu, downloaded, faults = out.stdout.split()
         if int(n) != samples:
             raise RuntimeError(f'{library}: read {n} samples, expected {samples}')
         if single_pass_bytes:
-            return float(seconds), float(cpu), single_pass_bytes, int(downloaded)
-        return float(seconds), float(cpu), folder_bytes(cache)
+            return (float(seconds), float(cpu), single_pass_bytes, int(downloaded), int(faults),
+                    thp)
+        return float(seconds), float(cpu), folder_bytes(cache), None, int(faults), thp
     finally:
         shutil.rmtree(cache)
 
@@ -175,13 +220,15 @@ class Path:
         self.env, self.curl_args, self.server_pid = env, curl_args, server_pid
 
     def measured(self, run):
-        """run() -> (seconds, CPU, bytes[, downloaded]) as (seconds, CPU,
-        bytes, the server's CPU seconds (None when not measured),
-        downloaded (None when not told))."""
+        """run() -> (seconds, CPU, bytes[, downloaded, faults, huge-page
+        faults]) as (seconds, CPU, bytes, the server's CPU seconds (None
+        when not measured), downloaded, faults, huge-page faults (each
+        None when not told))."""
         before = process_cpu_seconds(self.server_pid) if self.server_pid else None
         out = run()
         server = process_cpu_seconds(self.server_pid) - before if self.server_pid else None
-        return (*out[:3], server, out[3] if len(out) > 3 else None)
+        rest = tuple(out[3:]) + (None,) * (6 - len(out))
+        return (*out[:3], server, *rest)
 
 
 def s3rver_path(work, data):
@@ -222,7 +269,11 @@ def main():
                     help='also the single-pass rows (shards in memory, nothing cached)')
     ap.add_argument('--single-pass-part-size',
                     help='comma-separated single_pass_part_size values, a single-pass row each')
+    ap.add_argument('--perf', metavar='DIR',
+                    help='run each Sluice child under `perf record -g`, a profile each into DIR')
     args = ap.parse_args()
+    global PERF_DIR
+    PERF_DIR = args.perf
     samples, size = WORKLOADS[args.workload]
     samples, size = args.samples or samples, args.size or size
     libraries = [tuple(x.split('=', 1)) for x in args.library] or [
@@ -279,7 +330,8 @@ def main():
         print(f'  {"path":8s} {"row":36s} {"epoch s (min, max)":>26s} {"MB/s":>7s} '
               f'{"x best curl":>11s} {"CPU s/GB":>8s}' +
               (f' {"server CPU s/GB":>15s}' if args.s3rver else '') +
-              (f' {"dl x":>5s}' if args.single_pass else ''))
+              (f' {"dl x":>5s}' if args.single_pass else '') +
+              f' {"faults/GB":>9s} {"THP/GB":>6s}')
         for path in (p.name for p in paths):
             best = None
             for (pth, name), xs in rows.items():
@@ -294,11 +346,14 @@ def main():
                 cpu_gb = statistics.median(cpu_per_gb(x[1], x[2]) for x in xs)
                 server = '' if xs[0][3] is None else \
                     f' {statistics.median(cpu_per_gb(x[3], x[2]) for x in xs):15.2f}'
-                downloaded = '' if xs[0][4] is None else \
+                downloaded = (f' {"":5s}' if args.single_pass else '') if xs[0][4] is None else \
                     f' {statistics.median(x[4] / x[2] for x in xs):5.2f}'
+                faults = '' if xs[0][5] is None else \
+                    f' {statistics.median(x[5] / (x[2] / 1e9) for x in xs):9.0f}' \
+                    f' {statistics.median(x[6] / (x[2] / 1e9) for x in xs):6.0f}'
                 print(f'  {path:8s} {name:36s} {statistics.median(secs):8.3f} '
                       f'({min(secs):.3f}, {max(secs):.3f}){"":>5s} {mbps:7.0f} '
-                      f'{mbps / best:10.0%} {cpu_gb:8.2f}{server}{downloaded}')
+                      f'{mbps / best:10.0%} {cpu_gb:8.2f}{server}{downloaded}{faults}')
     finally:
         shutil.rmtree(work)
 

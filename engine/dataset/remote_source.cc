@@ -94,9 +94,11 @@ class FolderSource final : public RemoteSource {
   }
 
   Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
-                                   uint64_t part_size, ArrivedBytes* arrived) override {
+                                   uint64_t part_size, ArrivedBytes* arrived,
+                                   ShardBufferPool* pool) override {
     (void)part_size;  // a local file: one read
     (void)arrived;    // told nothing: the bytes come whole
+    (void)pool;       // read whole into a string
     if (!IsSafeBasename(key)) {
       return InvalidArgumentError(root_ + ": refusing unsafe key '" + key + "'");
     }
@@ -183,7 +185,8 @@ class StoreSource final : public RemoteSource {
   }
 
   Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
-                                   uint64_t part_size, ArrivedBytes* arrived) override {
+                                   uint64_t part_size, ArrivedBytes* arrived,
+                                   ShardBufferPool* pool) override {
     if (expected_size == 0) return RemoteSource::FetchToMemory(key, expected_size, part_size);
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     const std::string where = described_ + "/" + key;
@@ -192,7 +195,7 @@ class StoreSource final : public RemoteSource {
     // the parts are received into it at their places, no part copied into
     // another, and only the bytes that came are readable.
     SLUICE_ASSIGN_OR_RETURN(ShardBytes out,
-                            ShardBytes::Allocate(expected_size + 1, "receiving " + where));
+                            ShardBytes::Allocate(expected_size + 1, "receiving " + where, pool));
     if (arrived != nullptr) arrived->Attach(out.SharedRoom());
     // Of the index's size: each part's answer states the object's size
     // (a 206's Content-Range total), and one of another size fails before
@@ -349,9 +352,11 @@ class StoreSource final : public RemoteSource {
 }  // namespace
 
 Result<ShardBytes> RemoteSource::FetchToMemory(const std::string& key, uint64_t expected_size,
-                                               uint64_t part_size, ArrivedBytes* arrived) {
+                                               uint64_t part_size, ArrivedBytes* arrived,
+                                               ShardBufferPool* pool) {
   (void)part_size;  // one ranged read here
   (void)arrived;    // told nothing: the bytes come whole
+  (void)pool;       // its answer is a string already
   const std::string where = Describe() + "/" + key;
   if (expected_size == 0) {
     // No range holds an empty object's bytes: its size says it all.

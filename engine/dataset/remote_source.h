@@ -71,10 +71,12 @@ class RemoteSource {
   // other stores': as each part completes; GetRangeInPartsInto), so that readers
   // may read the parts in while the rest arrives; this default and a plain
   // path tell it nothing (as ReportsFills, their bytes come whole). The
-  // caller Finishes it. Thread safety: as Fetch.
+  // caller Finishes it. `pool` (may be null): where a store's room comes
+  // from (ShardBytes::Allocate's). Thread safety: as Fetch.
   virtual Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
                                            uint64_t part_size = 0,
-                                           ArrivedBytes* arrived = nullptr);
+                                           ArrivedBytes* arrived = nullptr,
+                                           ShardBufferPool* pool = nullptr);
   // Bytes [offset, offset + length) of object `key` (fewer at its end), as
   // Store::GetRangeOnly gives them: a server that ignores Range is not read
   // (kUnimplemented). kNotFound when the object does not exist. Retries as

@@ -3,14 +3,22 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/dataset/shard_buffer_pool.h"
+
 namespace sluice {
 
-Result<ShardBytes> ShardBytes::Allocate(size_t room, std::string_view what) {
+Result<ShardBytes> ShardBytes::Allocate(size_t room, std::string_view what,
+                                        ShardBufferPool* pool) {
   ShardBytes out;
   out.received_kind_ = true;
+  out.room_size_ = room;
   // At least one byte: an empty allocation may be no buffer at all.
-  SLUICE_ASSIGN_OR_RETURN(UninitializedBuffer buffer,
-                          UninitializedBuffer::Allocate(std::max<size_t>(room, 1), what));
+  const size_t asked = std::max<size_t>(room, 1);
+  if (pool != nullptr) {
+    SLUICE_ASSIGN_OR_RETURN(out.room_, pool->Take(asked, what));
+    return out;
+  }
+  SLUICE_ASSIGN_OR_RETURN(UninitializedBuffer buffer, UninitializedBuffer::Allocate(asked, what));
   out.room_ = std::make_shared<UninitializedBuffer>(std::move(buffer));
   return out;
 }

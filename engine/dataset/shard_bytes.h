@@ -22,18 +22,23 @@
 
 namespace sluice {
 
+class ShardBufferPool;
+
 class ShardBytes {
  public:
   ShardBytes() = default;
-  // Room for `room` bytes of unspecified content, none readable yet.
-  // kIoError "<what>: out of memory" when the system refuses.
-  static Result<ShardBytes> Allocate(size_t room, std::string_view what);
+  // Room for `room` bytes of unspecified content, none readable yet: from
+  // `pool` when given (a buffer a passed shard left there, else new; it
+  // returns there with its last holder), else new. kIoError "<what>: out
+  // of memory" when the system refuses.
+  static Result<ShardBytes> Allocate(size_t room, std::string_view what,
+                                     ShardBufferPool* pool = nullptr);
   // Bytes already whole: all readable.
   static ShardBytes Of(std::string bytes);
 
   // Where the receiver writes (room() bytes); null for Of's.
   char* Room() { return room_ ? room_->data() : nullptr; }
-  size_t room() const { return room_ ? room_->size() : 0; }
+  size_t room() const { return room_ ? room_size_ : 0; }
   // The room, kept alive as long as the pointer is (null for Of's): for
   // ArrivedBytes::Attach, whose readers view the parts that arrived.
   std::shared_ptr<const char> SharedRoom() const;
@@ -47,6 +52,7 @@ class ShardBytes {
  private:
   bool received_kind_ = false;
   std::shared_ptr<UninitializedBuffer> room_;  // the received kind's (null once moved from)
+  size_t room_size_ = 0;  // as asked: a pool's buffer may be larger
   size_t received_ = 0;
   std::string whole_;  // Of's
 };

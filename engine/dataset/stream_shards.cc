@@ -701,8 +701,9 @@ Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optiona
       PublishArrivals(publish->item, arrived);
       publish->current = arrived;
     }
-    Result<ShardBytes> got = remote_->FetchToMemory(key, stored.bytes,
-                                                    stream_.single_pass_part_size, arrived.get());
+    Result<ShardBytes> got =
+        remote_->FetchToMemory(key, stored.bytes, stream_.single_pass_part_size, arrived.get(),
+                               &receive_buffers_);
     CountDownload(got.ok(), std::chrono::steady_clock::now() - start, download);
     if (got.ok()) {
       bytes_downloaded_ += got->size();
@@ -718,13 +719,28 @@ Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optiona
   }
   if (!packed) return bytes;
   SLUICE_ASSIGN_OR_RETURN(Compression codec, ParseCompression(*entry.compression));
-  SLUICE_ASSIGN_OR_RETURN(std::string unpacked,
-                          Decompress(codec, bytes.view(), raw.bytes, zip->basename));
-  if (unpacked.size() != raw.bytes) {
-    return CorruptError(zip->basename + ": decompresses to " + std::to_string(unpacked.size()) +
+  auto wrong_size = [&](uint64_t produced) {
+    return CorruptError(zip->basename + ": decompresses to " + std::to_string(produced) +
                         " bytes, index.json says " + std::to_string(raw.bytes));
+  };
+  if (codec.family != "zstd" && codec.family != "snappy") {
+    SLUICE_ASSIGN_OR_RETURN(std::string whole,
+                            Decompress(codec, bytes.view(), raw.bytes, zip->basename));
+    if (whole.size() != raw.bytes) return wrong_size(whole.size());
+    return ShardBytes::Of(std::move(whole));
   }
-  return ShardBytes::Of(std::move(unpacked));
+  // zstd and snappy decode straight into room from the pool, as the zip
+  // was received (the others would decode into a string and copy it):
+  // index.json's size (at most kMaxShardFileBytes, checked as the index
+  // was read) reserves address space; only the bytes the stream produces
+  // are touched. The zip goes back to the pool once this returns.
+  SLUICE_ASSIGN_OR_RETURN(ShardBytes unpacked,
+                          ShardBytes::Allocate(raw.bytes, zip->basename, &receive_buffers_));
+  SLUICE_ASSIGN_OR_RETURN(uint64_t produced, DecompressInto(codec, bytes.view(), unpacked.Room(),
+                                                            raw.bytes, zip->basename));
+  if (produced != raw.bytes) return wrong_size(produced);
+  unpacked.Received(produced);
+  return unpacked;
 }
 
 Result<ShardBytes> StreamShards::ReceiveChecked(const FileInfo& raw,

@@ -74,6 +74,7 @@
 #include "engine/dataset/parquet_footer_store.h"
 #include "engine/dataset/remote_source.h"
 #include "engine/dataset/sample_peek.h"
+#include "engine/dataset/shard_buffer_pool.h"
 #include "formats/index/index.h"
 #include "formats/index/shard_table.h"
 
@@ -167,6 +168,11 @@ class StreamShards {
   void ServeInFlight() { serve_in_flight_ = true; }
   // Whether shards are received into memory, nothing cached (see above).
   bool single_pass() const { return single_pass_; }
+  // Single pass: a shard's buffer, once its last holder lets it go, is
+  // kept for the next receive (ShardBufferPool), up to `buffers` of them:
+  // as many as the reader receives at once (fetch_concurrency). 1 until
+  // called.
+  void KeepReceiveBuffers(size_t buffers) { receive_buffers_.Keep(buffers); }
   // Sample `i` of shard `shard` from its download in flight in this
   // process, once the sample's offsets entry and bytes have arrived (with
   // `wait`, waiting for them; `stop` ends the wait): nullopt when there is
@@ -331,6 +337,8 @@ class StreamShards {
   std::mutex footers_mu_;
   std::optional<ParquetFooterStore> footers_;  // mapped by FooterTail
   std::atomic<uint64_t> in_place_hits_{0};
+  // Single pass: the receives' buffers (KeepReceiveBuffers).
+  ShardBufferPool receive_buffers_;
   bool serve_in_flight_ = false;  // ServeInFlight
   bool single_pass_ = false;      // ReadsInSinglePass(stream)
   mutable std::atomic<int> reports_fills_{-1};  // RemoteReportsFills: -1 not asked yet

@@ -666,6 +666,11 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   IterationOptions iteration;
   iteration.keep_reused = !options_.cache_limit.has_value();
   iteration.open_threads = OpenThreads(num_workers);
+  // A single pass keeps as many passed shards' buffers for its next
+  // receives as it receives at once.
+  for (const std::unique_ptr<StreamShards>& s : shards_->streams()) {
+    s->KeepReceiveBuffers(iteration.open_threads);
+  }
   iteration.hold_shards = PassHoldShards(num_workers);
   // In windows when the worker's plan is larger than a window (with
   // skipped steps ahead, the rank's order in windows dealt to its workers).
