@@ -104,10 +104,14 @@ Status Walk(Env* env, const FsPath& at, const std::string& dir, const std::strin
   return Status::Ok();
 }
 
-// The store's ranged read of the file at `path`. `version.etag`
-// (LocalFileTag; "" = any version): the file's tag must be it.
-Result<std::string> ReadLocalRange(const std::string& path, uint64_t offset, uint64_t length,
-                                   const ObjectVersion& version, Env* env) {
+// The store's ranged read of the file at `path`, the one owner of its
+// checks: `version.etag` (LocalFileTag; "" = any version) must be the
+// file's tag, `version.size` (0 = any) its size. The n bytes read (fewer
+// than `length` at the file's end) go into `room(n)`, which gives room for
+// n bytes; how many came is returned.
+template <typename Room>
+Result<uint64_t> ReadLocalRangeWith(const std::string& path, uint64_t offset, uint64_t length,
+                                    const ObjectVersion& version, Env* env, Room&& room) {
   const std::string& etag = version.etag;
   SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env->Open(path, OpenMode::kRead));
   SLUICE_ASSIGN_OR_RETURN(struct stat st, env->StatOpen(fd.get(), path));
@@ -125,11 +129,21 @@ Result<std::string> ReadLocalRange(const std::string& path, uint64_t offset, uin
                            path + " (size " + std::to_string(size) + ")");
   }
   uint64_t n = std::min(length, size - offset);
-  std::string out(n, '\0');
   // A file that shrank meanwhile is read to its new end.
-  SLUICE_ASSIGN_OR_RETURN(size_t done, env->PReadFull(fd.get(), path, out.data(), n, offset));
-  out.resize(done);
+  SLUICE_ASSIGN_OR_RETURN(size_t done, env->PReadFull(fd.get(), path, room(n), n, offset));
   if (version.stated != nullptr) *version.stated = ObjectStated{size, tag};
+  return uint64_t{done};
+}
+
+Result<std::string> ReadLocalRange(const std::string& path, uint64_t offset, uint64_t length,
+                                   const ObjectVersion& version, Env* env) {
+  std::string out;
+  SLUICE_ASSIGN_OR_RETURN(uint64_t done,
+                          ReadLocalRangeWith(path, offset, length, version, env, [&](uint64_t n) {
+                            out.resize(n);
+                            return out.data();
+                          }));
+  out.resize(done);
   return out;
 }
 
@@ -274,6 +288,15 @@ Result<std::string> ReadFileStoreRange(std::string_view url, const std::string& 
   SLUICE_RETURN_IF_ERROR(ValidateKey(key, url));
   return ReadLocalRange(JoinPath(root, key), offset, length, version,
                         env != nullptr ? env : Env::Default());
+}
+
+Result<uint64_t> ReadFileStoreRangeInto(std::string_view url, const std::string& key,
+                                        uint64_t offset, uint64_t length,
+                                        const ObjectVersion& version, char* into, Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(std::string root, FileUrlToPath(url));
+  SLUICE_RETURN_IF_ERROR(ValidateKey(key, url));
+  return ReadLocalRangeWith(JoinPath(root, key), offset, length, version,
+                            env != nullptr ? env : Env::Default(), [into](uint64_t) { return into; });
 }
 
 Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url, Env* env) {
