@@ -208,27 +208,42 @@ std::string ParquetFooterStorePath(const std::string& state_dir) {
 
 Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
                                     const std::string& file, uint64_t size,
-                                    const std::string& etag) {
+                                    const std::string& etag, UninitializedBuffer* room) {
   const ObjectVersion listed(etag, size);
-  auto get = [&](uint64_t offset, uint64_t length) -> Result<std::string> {
-    auto got = remote.GetRangeOnlyOfVersion(key, offset, length, listed);
-    if (got.ok() && got->size() == length) return got;
-    // The error's words, made only for an error (a million reads pass).
+  // The error's words, made only for an error (a million reads pass).
+  auto failed = [&](uint64_t offset, uint64_t length, const Result<uint64_t>& got) -> Status {
     const std::string url = remote.Describe() + "/" + key;
     const std::string range =
         "bytes [" + std::to_string(offset) + ", " + std::to_string(offset + length) + ")";
     if (!got.ok()) return got.status().WithContext(file + ": footer: reading " + range + " of " + url);
-    return CorruptError(file + ": footer: " + url + " answered " + std::to_string(got->size()) +
+    return CorruptError(file + ": footer: " + url + " answered " + std::to_string(*got) +
                         " bytes for " + range + " (listed with " + std::to_string(size) +
                         " bytes: the file changed since it was listed?)");
   };
+  // The first read (at most FooterOptions::first_read_bytes) into the
+  // thread's room: only the footer is copied out of it.
   const parquet::ByteRange first = parquet::FooterTailRange(size);
-  SLUICE_ASSIGN_OR_RETURN(std::string tail, get(first.offset, first.size));
+  const Result<uint64_t> got =
+      remote.GetRangeOnlyOfVersionInRoom(key, first.offset, first.size, listed, room);
+  if (!got.ok() || *got != first.size) return failed(first.offset, first.size, got);
+  const std::string_view tail(room->data(), first.size);
   SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, size, file));
   const uint64_t need = uint64_t{length} + 8;
-  if (need <= tail.size()) return tail.substr(tail.size() - need);
-  SLUICE_ASSIGN_OR_RETURN(std::string more, get(size - need, need - tail.size()));
-  return more + tail;
+  if (need <= tail.size()) return std::string(tail.substr(tail.size() - need));
+  // A footer longer than the first read: the rest before it, read apart.
+  const uint64_t at = size - need, rest = need - tail.size();
+  auto more = remote.GetRangeOnlyOfVersion(key, at, rest, listed);
+  if (!more.ok()) return failed(at, rest, more.status());
+  if (more->size() != rest) return failed(at, rest, uint64_t{more->size()});
+  more->append(tail);
+  return std::move(*more);
+}
+
+Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
+                                    const std::string& file, uint64_t size,
+                                    const std::string& etag) {
+  UninitializedBuffer room;
+  return ReadParquetTail(remote, key, file, size, etag, &room);
 }
 
 namespace {
@@ -411,11 +426,12 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     }
     TailQueue queue(to_read.size());
     auto work = [&] {
+      UninitializedBuffer room;  // the thread's, read into tail after tail
       while (std::optional<size_t> j = queue.Claim()) {
         const ListedFile& f = files[order[to_read[*j]]];
         try {
           queue.Put(*j, ReadParquetTail(remote, key_prefix + f.path, f.path, f.size.value_or(0),
-                                     f.etag));
+                                     f.etag, &room));
         } catch (const std::exception& e) {
           queue.Put(*j, InternalError(f.path + ": footer: " + e.what()));
         }

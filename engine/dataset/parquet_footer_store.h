@@ -42,6 +42,7 @@
 
 #include "base/env.h"
 #include "base/mapped_file.h"
+#include "base/uninitialized_buffer.h"
 #include "base/status.h"
 #include "engine/dataset/remote_source.h"
 #include "formats/raw/file_listing.h"
@@ -113,6 +114,13 @@ std::string ParquetFooterStorePath(const std::string& state_dir);
 Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
                                     const std::string& file, uint64_t size,
                                     const std::string& etag);
+// The same, the first read (at most FooterOptions::first_read_bytes) made
+// into `room`, which a reading thread keeps from file to file
+// (RemoteSource::GetRangeOnlyOfVersionInRoom): only the footer's bytes are
+// copied out. `room`'s bytes are unspecified after the call.
+Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
+                                    const std::string& file, uint64_t size,
+                                    const std::string& etag, UninitializedBuffer* room);
 
 // The store of `files` (sized, in canonical order; keys are `key_prefix` +
 // path) at `path`: mapped if it was made for `source` over these files, else

@@ -23,6 +23,13 @@
 namespace sluice {
 namespace {
 
+// `*room` with at least `length` bytes (its content, when it grows, lost).
+Status RoomFor(uint64_t length, UninitializedBuffer* room) {
+  if (room->size() >= length) return Status::Ok();
+  SLUICE_ASSIGN_OR_RETURN(*room, UninitializedBuffer::Allocate(length, "a ranged read's room"));
+  return Status::Ok();
+}
+
 // Runs a local-file coroutine (no network: the file store does plain POSIX
 // I/O) to its end on the calling thread.
 template <typename T>
@@ -124,6 +131,13 @@ class FolderSource final : public RemoteSource {
     // Plain reads on this thread: no store or loop made for each (a
     // million footers are read this way, one small range a file).
     return ReadFileStoreRange(root_, key, offset, length, version, env_);
+  }
+
+  Result<uint64_t> GetRangeOnlyOfVersionInRoom(const std::string& key, uint64_t offset,
+                                               uint64_t length, const ObjectVersion& version,
+                                               UninitializedBuffer* room) override {
+    SLUICE_RETURN_IF_ERROR(RoomFor(length, room));
+    return ReadFileStoreRangeInto(root_, key, offset, length, version, room->data(), env_);
   }
 
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
@@ -295,6 +309,19 @@ class StoreSource final : public RemoteSource {
     return got;
   }
 
+  // Straight into the room: the store's ranged read into a buffer, with
+  // no one to tell of its progress.
+  Result<uint64_t> GetRangeOnlyOfVersionInRoom(const std::string& key, uint64_t offset,
+                                               uint64_t length, const ObjectVersion& version,
+                                               UninitializedBuffer* room) override {
+    struct Unheard final : IntoProgress {
+      Status Answered(const ObjectStated&) override { return Status::Ok(); }
+      void Received(uint64_t) override {}
+    } unheard;
+    SLUICE_RETURN_IF_ERROR(RoomFor(length, room));
+    return GetRangeOnlyOfVersionInto(key, offset, length, version, room->data(), unheard, {});
+  }
+
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     return EventLoop::ForThisProcess().Run(store->List(prefix));
@@ -394,6 +421,16 @@ Result<uint64_t> RemoteSource::GetRangeOnlyOfVersionInto(const std::string& key,
   progress.Received(n);
   if (version.stated != nullptr) *version.stated = std::move(stated);
   return n;
+}
+
+Result<uint64_t> RemoteSource::GetRangeOnlyOfVersionInRoom(const std::string& key,
+                                                           uint64_t offset, uint64_t length,
+                                                           const ObjectVersion& version,
+                                                           UninitializedBuffer* room) {
+  SLUICE_ASSIGN_OR_RETURN(std::string got, GetRangeOnlyOfVersion(key, offset, length, version));
+  SLUICE_RETURN_IF_ERROR(RoomFor(got.size(), room));
+  std::memcpy(room->data(), got.data(), got.size());
+  return uint64_t{got.size()};
 }
 
 std::vector<Result<std::string>> RemoteSource::GetRangesOnlyOfVersion(

@@ -21,6 +21,7 @@
 #include "base/arrived_bytes.h"
 #include "base/fill_watermark.h"
 #include "base/status.h"
+#include "base/uninitialized_buffer.h"
 #include "engine/dataset/shard_bytes.h"
 #include "formats/dataset/format_descriptor.h"
 #include "stores/store.h"
@@ -145,6 +146,19 @@ class RemoteSource {
                                                      uint64_t length, const ObjectVersion& version,
                                                      char* into, IntoProgress& progress,
                                                      std::stop_token stop = {});
+  // As GetRangeOnlyOfVersion, the bytes written at the start of `*room`,
+  // a buffer the caller keeps from read to read (grown to `length` bytes
+  // when smaller: the caller bounds `length`; never zero-filled); how many
+  // came is returned (fewer at the object's end). For a caller that reads
+  // many small ranges one after another (a million Parquet footers), where
+  // a string made, zero-filled and freed a read costs more than the read.
+  // A plain path reads straight into it; this default copies
+  // GetRangeOnlyOfVersion's answer in. Thread safety: as Fetch, each
+  // thread with its own room.
+  virtual Result<uint64_t> GetRangeOnlyOfVersionInRoom(const std::string& key, uint64_t offset,
+                                                       uint64_t length,
+                                                       const ObjectVersion& version,
+                                                       UninitializedBuffer* room);
   // Every object under `prefix` (relative to the root; "" = all), keys
   // relative to the root, sorted by key: the store's listing, or a walk of
   // the folder (links not followed).

@@ -79,6 +79,23 @@ class D : public ThriftCompactDecoder {
     return Status::Ok();
   }
 
+  // ChargeList's twin for the quick walk: the same charge and room, a bool.
+  template <typename V>
+  auto ChargeListQuick(std::vector<V>* v) {
+    return [this, v](uint32_t count) -> bool {
+      const uint64_t bytes = uint64_t{count} * sizeof(V);
+      if (!Fits(bytes)) return false;
+      left_ -= bytes;
+      v->reserve(v->size() + count);
+      return true;
+    };
+  }
+  bool ChargeQuick(uint64_t bytes) {
+    if (!Fits(bytes)) return false;
+    left_ -= bytes;
+    return true;
+  }
+
  private:
   uint64_t budget_;
   uint64_t left_;
@@ -553,25 +570,213 @@ Status ReadDictionaryPageHeader(D& d, T type, DictionaryPageHeader* out) {
   return seen.Require(d, "DictionaryPageHeader", {{1, "num_values"}, {2, "encoding"}});
 }
 
+// The index's decode (kForIndex) walked quick: the fields it reads, each
+// with every check of its checked read above (wire types, limits, the
+// memory budget, non-negative counts, required fields) but answering only
+// a bool, so no Status is made a field. Each accepts exactly what its
+// checked twin accepts and sets the same values; on false the whole
+// footer is decoded again, checked, for its error (DecodeFileMetaDataInto).
+// A change to a checked read above needs its twin here: the test
+// MetadataDecoder.TheIndexsQuickWalkAnswersAsTheCheckedOnEveryDamagedByte
+// compares them.
+bool Count64Quick(D& d, T type, int64_t* out) { return d.ReadI64Quick(type, out) && *out >= 0; }
+
+template <typename E>
+bool EnumQuick(D& d, T type, E* out) {
+  int32_t v = 0;
+  if (!d.ReadI32Quick(type, &v)) return false;
+  *out = static_cast<E>(v);
+  return true;
+}
+
+bool StringQuick(D& d, T type, std::string* out) {
+  std::string_view v;
+  if (!d.ReadBinaryQuick(type, &v)) return false;
+  out->assign(v);
+  return true;
+}
+
+bool ColumnMetaDataQuick(D& d, T type, ColumnMetaData* out) {
+  if (type != T::kStruct) return false;
+  Seen seen;
+  const bool walked = d.ReadStructQuick([&](int16_t id, T t) -> bool {
+    seen.Add(id);
+    switch (id) {
+      case 1: return EnumQuick(d, t, &out->type);
+      case 2: return d.SkipListQuick(t, T::kI32);
+      case 3:
+        return d.ReadListQuick(t, T::kBinary, d.ChargeListQuick(&out->path_in_schema), [&](T e) {
+          out->path_in_schema.emplace_back();
+          return StringQuick(d, e, &out->path_in_schema.back());
+        });
+      case 4: return EnumQuick(d, t, &out->codec);
+      case 5: return Count64Quick(d, t, &out->num_values);
+      case 6: return Count64Quick(d, t, &out->total_uncompressed_size);
+      case 7: return Count64Quick(d, t, &out->total_compressed_size);
+      case 8: return d.SkipListQuick(t, T::kStruct);
+      case 9: return Count64Quick(d, t, &out->data_page_offset);
+      case 10:
+      case 14: return t == T::kI64 && d.SkipQuick(t);
+      case 11: {
+        int64_t v = 0;
+        if (!Count64Quick(d, t, &v)) return false;
+        out->dictionary_page_offset = v;
+        return true;
+      }
+      case 12: return d.SkipStructQuick(t);
+      case 13: return d.SkipListQuick(t, T::kStruct);
+      case 15: return t == T::kI32 && d.SkipQuick(t);
+      default: return d.SkipQuick(t);
+    }
+  });
+  if (!walked) return false;
+  for (int id : {1, 2, 3, 4, 5, 6, 7, 9}) {
+    if (!seen.Has(id)) return false;
+  }
+  return true;
+}
+
+bool ColumnChunkQuick(D& d, T type, ColumnChunk* out) {
+  if (type != T::kStruct) return false;
+  const bool walked = d.ReadStructQuick([&](int16_t id, T t) -> bool {
+    switch (id) {
+      case 1: {
+        std::string path;
+        if (!StringQuick(d, t, &path)) return false;
+        out->file_path = std::move(path);
+        return true;
+      }
+      case 2: return d.ReadI64Quick(t, &out->file_offset);
+      case 3: return ColumnMetaDataQuick(d, t, &out->meta_data.emplace());
+      case 4:
+      case 6: return t == T::kI64 && d.SkipQuick(t);  // page index offsets and lengths
+      case 5:
+      case 7: return t == T::kI32 && d.SkipQuick(t);
+      case 8:
+      case 9: out->encrypted = true; return d.SkipQuick(t);
+      default: return d.SkipQuick(t);
+    }
+  });
+  return walked && (out->meta_data || out->encrypted);
+}
+
+bool RowGroupQuick(D& d, T type, RowGroup* out) {
+  if (type != T::kStruct) return false;
+  Seen seen;
+  const bool walked = d.ReadStructQuick([&](int16_t id, T t) -> bool {
+    seen.Add(id);
+    int64_t v = 0;
+    switch (id) {
+      case 1:
+        return d.ReadListQuick(t, T::kStruct, d.ChargeListQuick(&out->columns), [&](T e) {
+          out->columns.emplace_back();
+          return ColumnChunkQuick(d, e, &out->columns.back());
+        });
+      case 2: return Count64Quick(d, t, &out->total_byte_size);
+      case 3: return Count64Quick(d, t, &out->num_rows);
+      case 5:
+        if (!Count64Quick(d, t, &v)) return false;
+        out->file_offset = v;
+        return true;
+      case 6:
+        if (!Count64Quick(d, t, &v)) return false;
+        out->total_compressed_size = v;
+        return true;
+      case 7: {
+        int16_t n = 0;
+        if (!d.ReadI16Quick(t, &n)) return false;
+        out->ordinal = n;
+        return true;
+      }
+      default: return d.SkipQuick(t);  // 4 sorting_columns
+    }
+  });
+  return walked && seen.Has(1) && seen.Has(2) && seen.Has(3);
+}
+
+// Every field of a value decoded afresh, the vectors' room kept.
+void ResetForDecode(FileMetaData* out, SchemaReuse* reuse) {
+  FileMetaData fresh;
+  fresh.schema = std::move(out->schema);
+  fresh.row_groups = std::move(out->row_groups);
+  fresh.row_groups.clear();
+  *out = std::move(fresh);
+  if (reuse) reuse->kept = false;
+}
+
+bool SameLimits(const ThriftLimits& a, const ThriftLimits& b) {
+  return a.max_depth == b.max_depth && a.max_container_elements == b.max_container_elements &&
+         a.max_binary_bytes == b.max_binary_bytes;
+}
+
 }  // namespace
 
-Status DecodeFileMetaDataInto(std::string_view bytes, ThriftLimits limits, MetadataFields fields,
-                              FileMetaData* out, SchemaReuse* reuse) {
+bool DecodeFileMetaDataForIndexQuick(std::string_view bytes, ThriftLimits limits,
+                                     FileMetaData* out, SchemaReuse* reuse) {
+  D d(bytes, limits, MetadataFields::kForIndex);
+  ResetForDecode(out, reuse);
+  bool schema_seen = false;
+  Seen seen;
+  const bool walked = d.ReadStructQuick([&](int16_t id, T t) -> bool {
+    seen.Add(id);
+    switch (id) {
+      case 1: return d.ReadI32Quick(t, &out->version);
+      case 2: {
+        // As the checked decode's field 2, the schema list itself read
+        // checked: a schema is decoded only when its bytes change.
+        const auto read = [&] {
+          return d
+              .ReadList(t, T::kStruct, d.ChargeList(&out->schema),
+                        [&](T e) {
+                          SLUICE_RETURN_IF_ERROR(d.AddCharged(&out->schema));
+                          return ReadSchemaElement(d, e, &out->schema.back());
+                        })
+              .ok();
+        };
+        if (schema_seen || !reuse) {
+          if (reuse) {
+            reuse->bytes.clear();
+            reuse->kept = false;
+          }
+          return read();
+        }
+        schema_seen = true;
+        const uint64_t charge = uint64_t{out->schema.size()} * sizeof(SchemaElement);
+        if ((t == T::kList || t == T::kSet) && !reuse->bytes.empty() &&
+            SameLimits(reuse->limits, limits) && d.Fits(charge) && d.SkipIfNext(reuse->bytes)) {
+          reuse->kept = true;
+          return d.ChargeQuick(charge);
+        }
+        out->schema.clear();
+        reuse->bytes.clear();
+        const size_t start = d.offset();
+        if (!read()) return false;
+        reuse->bytes.assign(bytes.substr(start, d.offset() - start));
+        reuse->limits = limits;
+        return true;
+      }
+      case 3: return Count64Quick(d, t, &out->num_rows);
+      case 4:
+        return d.ReadListQuick(t, T::kStruct, d.ChargeListQuick(&out->row_groups), [&](T e) {
+          out->row_groups.emplace_back();
+          return RowGroupQuick(d, e, &out->row_groups.back());
+        });
+      case 5: return d.SkipListQuick(t, T::kStruct);  // key_value_metadata
+      case 6: return t == T::kBinary && d.SkipQuick(t);  // created_by
+      case 8: out->encrypted = true; return d.SkipQuick(t);
+      default: return d.SkipQuick(t);
+    }
+  });
+  return walked && seen.Has(1) && seen.Has(2) && seen.Has(3) && seen.Has(4) &&
+         (d.remaining() == 0 || out->encrypted);
+}
+
+Status DecodeFileMetaDataCheckedInto(std::string_view bytes, ThriftLimits limits,
+                                     MetadataFields fields, FileMetaData* out,
+                                     SchemaReuse* reuse) {
   D d(bytes, limits, fields);
-  {
-    // Every field as a fresh value's, the vectors' room kept.
-    FileMetaData fresh;
-    fresh.schema = std::move(out->schema);
-    fresh.row_groups = std::move(out->row_groups);
-    fresh.row_groups.clear();
-    *out = std::move(fresh);
-  }
-  if (reuse) reuse->kept = false;
-  const auto same_limits = [&](const ThriftLimits& l) {
-    return l.max_depth == limits.max_depth &&
-           l.max_container_elements == limits.max_container_elements &&
-           l.max_binary_bytes == limits.max_binary_bytes;
-  };
+  ResetForDecode(out, reuse);
+  const auto same_limits = [&](const ThriftLimits& l) { return SameLimits(l, limits); };
   bool schema_seen = false;
   Seen seen;
   SLUICE_RETURN_IF_ERROR(d.ReadStruct("FileMetaData", [&](int16_t id, T t) -> Status {
@@ -634,6 +839,17 @@ Status DecodeFileMetaDataInto(std::string_view bytes, ThriftLimits limits, Metad
     return d.Error(std::to_string(d.remaining()) + " bytes after the FileMetaData");
   }
   return Status::Ok();
+}
+
+Status DecodeFileMetaDataInto(std::string_view bytes, ThriftLimits limits, MetadataFields fields,
+                              FileMetaData* out, SchemaReuse* reuse) {
+  // Without `reuse` a decode appends to the schema it is given, so the
+  // quick walk, which may leave elements there, runs only from an empty one.
+  if (fields == MetadataFields::kForIndex && (reuse != nullptr || out->schema.empty())) {
+    if (DecodeFileMetaDataForIndexQuick(bytes, limits, out, reuse)) return Status::Ok();
+    if (reuse == nullptr) out->schema.clear();
+  }
+  return DecodeFileMetaDataCheckedInto(bytes, limits, fields, out, reuse);
 }
 
 Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits,

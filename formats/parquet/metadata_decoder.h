@@ -64,6 +64,19 @@ struct SchemaReuse {
 Status DecodeFileMetaDataInto(std::string_view bytes, ThriftLimits limits, MetadataFields fields,
                               FileMetaData* out, SchemaReuse* reuse);
 
+// DecodeFileMetaDataInto's two walks, for tests that compare them. The
+// index's fields (kForIndex) are first walked quick: every check made,
+// but only a bool answered (no Status made a field); only when it answers
+// false is the footer decoded again by the checked walk, which makes the
+// error. The quick walk accepts exactly what the checked one accepts and
+// sets the same values; after false *out is unspecified (and, without
+// `reuse`, its schema may hold elements).
+bool DecodeFileMetaDataForIndexQuick(std::string_view bytes, ThriftLimits limits,
+                                     FileMetaData* out, SchemaReuse* reuse);
+Status DecodeFileMetaDataCheckedInto(std::string_view bytes, ThriftLimits limits,
+                                     MetadataFields fields, FileMetaData* out,
+                                     SchemaReuse* reuse);
+
 // Decodes the PageHeader at the start of `bytes` (which may go on into the
 // page itself) and sets `*header_size` to the bytes it took. Besides the
 // required fields: sizes must not be negative, and the member for the page's

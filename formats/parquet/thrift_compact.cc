@@ -255,24 +255,28 @@ Status ThriftCompactDecoder::SkipStructChecked(std::string_view name) {
 Status ThriftCompactDecoder::SkipList(ThriftType type, ThriftType element,
                                       std::string_view struct_name) {
   const Mark start = Here();
-  if (type == ThriftType::kList || type == ThriftType::kSet) {
-    ListHeader h{};
-    // The element type as ReadList checks it; elements are skipped as
-    // the wanted type, as ReadList hands them on.
-    if (ListHeaderQuick(&h) &&
-        (h.count == 0 || h.element == element ||
-         (element == ThriftType::kBoolTrue && h.element == ThriftType::kBoolFalse)) &&
-        EnterQuick() && SkipElementsQuick(element, h.count)) {
-      --depth_;
-      return Status::Ok();
-    }
-  }
+  if (SkipListQuick(type, element)) return Status::Ok();
   Back(start);
   return ReadList(type, element, [&](ThriftType e) -> Status {
     if (struct_name.empty()) return SkipChecked(e);
     SLUICE_RETURN_IF_ERROR(ExpectType(e, ThriftType::kStruct));
     return SkipStructChecked(struct_name);
   });
+}
+
+bool ThriftCompactDecoder::SkipListQuick(ThriftType type, ThriftType element) {
+  if (type != ThriftType::kList && type != ThriftType::kSet) return false;
+  ListHeader h{};
+  // The element type as ReadList checks it; elements are skipped as the
+  // wanted type, as ReadList hands them on.
+  if (!ListHeaderQuick(&h) ||
+      !(h.count == 0 || h.element == element ||
+        (element == ThriftType::kBoolTrue && h.element == ThriftType::kBoolFalse)) ||
+      !EnterQuick() || !SkipElementsQuick(element, h.count)) {
+    return false;
+  }
+  --depth_;
+  return true;
 }
 
 bool ThriftCompactDecoder::VarintQuickSlow(uint64_t* out) {

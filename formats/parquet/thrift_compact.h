@@ -109,6 +109,65 @@ class ThriftCompactDecoder {
   // answers what it answers, and uses it only to name a fault.
   Status SkipChecked(ThriftType type);
 
+  // The quick reads: each accepts exactly what its checked twin above
+  // accepts and reads the same value, but answers only a bool, making no
+  // Status (nor its string) a value. For a caller that walks a whole value
+  // quick and, only on false, walks it again from where it began (Here,
+  // Back) with the checked reads, so that every error keeps its text (the
+  // index's footer decode, metadata_decoder.cc). After false the position,
+  // depth and *out are unspecified.
+  bool ReadI16Quick(ThriftType type, int16_t* out) {
+    int64_t v = 0;
+    if (type != ThriftType::kI16 || !ZigzagQuick(16, &v)) return false;
+    *out = static_cast<int16_t>(v);
+    return true;
+  }
+  bool ReadI32Quick(ThriftType type, int32_t* out) {
+    int64_t v = 0;
+    if (type != ThriftType::kI32 || !ZigzagQuick(32, &v)) return false;
+    *out = static_cast<int32_t>(v);
+    return true;
+  }
+  bool ReadI64Quick(ThriftType type, int64_t* out) {
+    return type == ThriftType::kI64 && ZigzagQuick(64, out);
+  }
+  bool ReadBinaryQuick(ThriftType type, std::string_view* out) {
+    uint64_t n = 0;
+    if (type != ThriftType::kBinary || !VarintQuick(&n) || n > limits_.max_binary_bytes ||
+        n > remaining()) {
+      return false;
+    }
+    *out = data_.substr(pos_, n);
+    pos_ += n;
+    return true;
+  }
+  // ReadStruct's twin: `on_field(int16_t id, ThriftType type) -> bool`.
+  template <typename F>
+  bool ReadStructQuick(F&& on_field);
+  // ReadList's twin (with on_count): `on_count(uint32_t) -> bool`,
+  // `on_element(ThriftType) -> bool`.
+  template <typename C, typename F>
+  bool ReadListQuick(ThriftType type, ThriftType element, C&& on_count, F&& on_element);
+  // Skip's, SkipStruct's and SkipList's quick walks alone.
+  bool SkipQuick(ThriftType type);
+  bool SkipStructQuick(ThriftType type) {
+    return (type == ThriftType::kStruct) && SkipStructQuick();
+  }
+  bool SkipListQuick(ThriftType type, ThriftType element);
+
+  // Where a quick walk began, to walk again from there.
+  struct Mark {
+    size_t pos;
+    uint32_t depth;
+    bool in_container_bool;
+  };
+  Mark Here() const { return {pos_, depth_, in_container_bool_}; }
+  void Back(const Mark& m) {
+    pos_ = m.pos;
+    depth_ = m.depth;
+    in_container_bool_ = m.in_container_bool;
+  }
+
   // When the bytes at the offset start with `prefix`, steps past them and
   // returns true (a caller that decoded the same bytes before, at the same
   // depth and with the same limits, keeps what it decoded then); else
@@ -191,7 +250,6 @@ class ThriftCompactDecoder {
   // to make the error. Each Quick* accepts exactly what its checked twin
   // accepts; after false the position is unspecified.
   Status SkipStructChecked(std::string_view name);
-  bool SkipQuick(ThriftType type);
   bool SkipStructQuick();
   bool SkipElementsQuick(ThriftType element, uint64_t count);
   bool VarintQuick(uint64_t* out) {
@@ -206,23 +264,39 @@ class ThriftCompactDecoder {
     uint64_t u = 0;
     return VarintQuick(&u) && (bits >= 64 || (u >> bits) == 0);
   }
+  bool ZigzagQuick(int bits, int64_t* out) {
+    uint64_t u = 0;
+    if (!VarintQuick(&u) || (bits < 64 && (u >> bits) != 0)) return false;
+    *out = static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
+    return true;
+  }
+  // ReadFieldHeader's twin.
+  bool FieldHeaderQuick(int16_t* last_id, ThriftType* type) {
+    if (pos_ >= data_.size()) return false;
+    const uint8_t b = static_cast<uint8_t>(data_[pos_++]);
+    const uint8_t code = b & 0x0f;
+    if (code == 0) {
+      *type = ThriftType::kStop;
+      return b == 0;
+    }
+    if (code > 12) return false;
+    const int delta = b >> 4;
+    if (delta != 0) {
+      if (*last_id > INT16_MAX - delta) return false;
+      *last_id = static_cast<int16_t>(*last_id + delta);
+    } else {
+      int64_t v = 0;
+      if (!ZigzagQuick(16, &v)) return false;
+      *last_id = static_cast<int16_t>(v);
+    }
+    *type = static_cast<ThriftType>(code);
+    return true;
+  }
   bool ListHeaderQuick(ListHeader* out);
   bool EnterQuick() {
     if (depth_ >= limits_.max_depth) return false;
     ++depth_;
     return true;
-  }
-  // Where a quick walk began, to walk again from there.
-  struct Mark {
-    size_t pos;
-    uint32_t depth;
-    bool in_container_bool;
-  };
-  Mark Here() const { return {pos_, depth_, in_container_bool_}; }
-  void Back(const Mark& m) {
-    pos_ = m.pos;
-    depth_ = m.depth;
-    in_container_bool_ = m.in_container_bool;
   }
   static Status FieldContext(const Status& s, std::string_view name, int16_t id);
 
@@ -279,6 +353,45 @@ Status ThriftCompactDecoder::ReadList(ThriftType type, ThriftType element, C&& o
   }
   Leave();
   return Status::Ok();
+}
+
+template <typename F>
+bool ThriftCompactDecoder::ReadStructQuick(F&& on_field) {
+  if (!EnterQuick()) return false;
+  const bool outer_in_container = in_container_bool_;
+  in_container_bool_ = false;
+  int16_t id = 0;
+  while (true) {
+    ThriftType type = ThriftType::kStop;
+    if (!FieldHeaderQuick(&id, &type)) return false;
+    if (type == ThriftType::kStop) break;
+    if (!on_field(id, type)) return false;
+  }
+  in_container_bool_ = outer_in_container;
+  --depth_;
+  return true;
+}
+
+template <typename C, typename F>
+bool ThriftCompactDecoder::ReadListQuick(ThriftType type, ThriftType element, C&& on_count,
+                                         F&& on_element) {
+  ListHeader h{};
+  if ((type != ThriftType::kList && type != ThriftType::kSet) || !ListHeaderQuick(&h)) {
+    return false;
+  }
+  if (h.count > 0 && h.element != element &&
+      !(element == ThriftType::kBoolTrue && h.element == ThriftType::kBoolFalse)) {
+    return false;
+  }
+  if (!EnterQuick() || !on_count(h.count)) return false;
+  const bool was = in_container_bool_;
+  in_container_bool_ = true;
+  for (uint32_t i = 0; i < h.count; ++i) {
+    if (!on_element(element)) return false;
+  }
+  in_container_bool_ = was;
+  --depth_;
+  return true;
 }
 
 }  // namespace sluice::parquet

@@ -50,5 +50,13 @@ std::string LocalFileTag(const struct stat& st);
 Result<std::string> ReadFileStoreRange(std::string_view url, const std::string& key,
                                        uint64_t offset, uint64_t length,
                                        const ObjectVersion& version, Env* env = Env::Default());
+// ReadFileStoreRange into `into` (room for `length` bytes, which the read
+// overwrites: no string made and zero-filled a read); how many bytes came
+// is returned (fewer than `length` at the file's end). The same checks and
+// errors.
+Result<uint64_t> ReadFileStoreRangeInto(std::string_view url, const std::string& key,
+                                        uint64_t offset, uint64_t length,
+                                        const ObjectVersion& version, char* into,
+                                        Env* env = Env::Default());
 
 }  // namespace sluice

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -1705,6 +1706,51 @@ TEST(ParquetFooterVersion, AFileRewrittenSinceTheListingIsNamedByItsTagAtItsFoot
                                ", " + std::to_string(tail.offset + tail.size) + ") of " + c +
                                ": " + c + ": changed since it was listed (ETag " + now +
                                ", listed " + tag + "); bytes " + range + " not read");
+}
+
+// One reading thread's room (ReadParquetTail with a kept buffer), file
+// after file: each tail is the file's last (footer + 8) bytes, whether the
+// room holds more than it (an earlier, larger read's bytes left in it) or
+// the footer is longer than the first read (its rest read apart), and the
+// room is the one allocated at the first read, not made again a file.
+TEST(ParquetFooterVersion, TailsReadIntoOneKeptRoomAreEachFilesLastBytes) {
+  ScratchDir remote_dir;
+  auto fixture = ReadFile(kFixture);
+  ASSERT_TRUE(fixture.ok());
+  // "PAR1", filler, a footer of `footer` bytes, its length and "PAR1".
+  const auto parquet_like = [](size_t filler, size_t footer) {
+    std::string b = "PAR1" + std::string(filler, 'f');
+    for (size_t i = 0; i < footer; ++i) b.push_back(static_cast<char>('a' + i % 26));
+    const uint32_t n = static_cast<uint32_t>(footer);
+    b.append(reinterpret_cast<const char*>(&n), 4);
+    return b + "PAR1";
+  };
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"big.parquet", parquet_like(100 << 10, 50 << 10)},      // 64 KiB read, footer inside
+      {"fixture.parquet", *fixture},                           // a whole small file
+      {"tiny.parquet", parquet_like(0, 3)},                    // 15 bytes
+      {"long.parquet", parquet_like(10 << 10, 90 << 10)},      // footer past the first read
+      {"again.parquet", parquet_like(70 << 10, 1 << 10)},
+  };
+  for (const auto& [name, bytes] : files) {
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(remote_dir.path(), name), bytes).ok());
+  }
+  auto remote = OpenRemoteSource(remote_dir.path(), StoreOptions{});
+  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  UninitializedBuffer room;
+  const char* first_room = nullptr;
+  for (const auto& [name, bytes] : files) {
+    auto tail = ReadParquetTail(**remote, name, name, bytes.size(),
+                                TagOf(remote_dir.path(), name), &room);
+    ASSERT_TRUE(tail.ok()) << name << ": " << tail.status().message();
+    uint32_t footer = 0;
+    std::memcpy(&footer, bytes.data() + bytes.size() - 8, 4);
+    EXPECT_TRUE(*tail == bytes.substr(bytes.size() - footer - 8)) << name;
+    EXPECT_EQ(*tail, *ReadParquetTail(**remote, name, name, bytes.size(), "")) << name;
+    if (first_room == nullptr) first_room = room.data();
+    EXPECT_EQ(room.data(), first_room) << name << ": the room was made again";
+    EXPECT_EQ(room.size(), size_t{64} << 10) << name;
+  }
 }
 
 // The same over nginx (no ETag listed): the file grown between the HEAD

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
+#include <vector>
 
+#include "base/file.h"
 #include "tests/formats/parquet/thrift_test_writer.h"
 
 namespace sluice::parquet {
@@ -412,6 +415,132 @@ TEST(MetadataDecoder, Names) {
   EXPECT_EQ(CompressionCodecName(CompressionCodec::kLz4Raw), "LZ4_RAW");
   EXPECT_EQ(ConvertedTypeName(ConvertedType::kTimestampMicros), "TIMESTAMP_MICROS");
   EXPECT_EQ(PageTypeName(PageType::kDictionaryPage), "DICTIONARY_PAGE");
+}
+
+
+// What the index's decode (kForIndex) sets, every field of it, as text.
+std::string IndexFieldsOf(const FileMetaData& m) {
+  std::string out = "v" + std::to_string(m.version) + " rows " + std::to_string(m.num_rows) +
+                    (m.encrypted ? " encrypted" : "") + " kv " +
+                    std::to_string(m.key_value_metadata.size()) +
+                    (m.created_by ? " created_by" : "") + "\n";
+  const auto opt = [](const auto& v) { return v ? std::to_string(static_cast<int64_t>(*v)) : "-"; };
+  for (const SchemaElement& e : m.schema) {
+    out += "  schema " + e.name + " " + opt(e.type) + " " + opt(e.type_length) + " " +
+           opt(e.repetition) + " " + opt(e.num_children) + " " + opt(e.converted_type) + " " +
+           opt(e.scale) + " " + opt(e.precision) + " " + opt(e.field_id) + " " +
+           std::to_string(static_cast<int>(e.logical_type.kind)) + "\n";
+  }
+  for (const RowGroup& g : m.row_groups) {
+    out += "  group " + std::to_string(g.total_byte_size) + " " + std::to_string(g.num_rows) +
+           " " + opt(g.file_offset) + " " + opt(g.total_compressed_size) + " " + opt(g.ordinal) +
+           "\n";
+    for (const ColumnChunk& c : g.columns) {
+      out += "    chunk " + c.file_path.value_or("-") + " " + std::to_string(c.file_offset) +
+             (c.encrypted ? " encrypted" : "") + " " + opt(c.offset_index_offset) + " " +
+             opt(c.column_index_length) + "\n";
+      if (!c.meta_data) continue;
+      const ColumnMetaData& d = *c.meta_data;
+      out += "      meta " + std::to_string(static_cast<int>(d.type)) + " " +
+             std::to_string(static_cast<int>(d.codec)) + " " + std::to_string(d.num_values) + " " +
+             std::to_string(d.total_uncompressed_size) + " " +
+             std::to_string(d.total_compressed_size) + " " + std::to_string(d.data_page_offset) +
+             " " + opt(d.dictionary_page_offset) + " " + opt(d.index_page_offset) + " " +
+             opt(d.bloom_filter_offset) + " " + opt(d.bloom_filter_length) + " enc " +
+             std::to_string(d.encodings.size()) + " kv " +
+             std::to_string(d.key_value_metadata.size()) + " stats " +
+             (d.statistics ? "yes" : "no") + " encstats " +
+             std::to_string(d.encoding_stats.size()) + " path";
+      for (const std::string& p : d.path_in_schema) out += " [" + p + "]";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+// The serialized FileMetaData of a Parquet file in tests/data/parquet.
+std::string FixtureFooter(const std::string& name) {
+  auto file = ReadFile(std::string(SLUICE_TEST_DATA_DIR) + "/parquet/" + name);
+  EXPECT_TRUE(file.ok()) << name;
+  if (!file.ok() || file->size() < 12) return {};
+  uint32_t length = 0;
+  std::memcpy(&length, file->data() + file->size() - 8, 4);
+  return file->substr(file->size() - 8 - length, length);
+}
+
+TEST(MetadataDecoder, TheIndexsQuickWalkAnswersAsTheCheckedOnEveryDamagedByte) {
+  // Real footers (pyarrow's, with statistics and schema metadata, of one
+  // and of several row groups; DuckDB's) and the hand-made one above.
+  std::vector<std::string> footers = {Footer()};
+  for (const char* name :
+       {"pa26_codec_none.parquet", "duckdb_default.parquet", "pa12_nulls_v2.parquet"}) {
+    footers.push_back(FixtureFooter(name));
+    ASSERT_GT(footers.back().size(), 100u) << name;
+  }
+  ThriftLimits tight;
+  tight.max_depth = 6;
+  tight.max_container_elements = 4;
+  tight.max_binary_bytes = 40;
+  // The checked walk alone (the error, or the fields), from a fresh value.
+  const auto checked = [](std::string_view bytes, ThriftLimits limits) {
+    FileMetaData m;
+    const Status s =
+        DecodeFileMetaDataCheckedInto(bytes, limits, MetadataFields::kForIndex, &m, nullptr);
+    return s.ok() ? IndexFieldsOf(m) : s.ToString();
+  };
+  size_t cases = 0, faults = 0, kept = 0;
+  for (const std::string& footer : footers) {
+    std::vector<std::string> inputs;
+    for (size_t n = 0; n <= footer.size(); ++n) inputs.push_back(footer.substr(0, n));
+    for (size_t i = 0; i < footer.size(); ++i) {
+      const auto b = static_cast<uint8_t>(footer[i]);
+      for (int v : {0x00, 0x0c, 0x19, 0x80, 0xff, b + 1, b - 1, b ^ 0x10}) {
+        std::string m = footer;
+        m[i] = static_cast<char>(v);
+        if (m != footer) inputs.push_back(m);
+      }
+    }
+    for (const ThriftLimits& limits : {ThriftLimits{}, tight}) {
+      // A decoding thread's value and schema kept from the undamaged footer.
+      FileMetaData primed;
+      SchemaReuse reuse;
+      const Status first =
+          DecodeFileMetaDataInto(footer, limits, MetadataFields::kForIndex, &primed, &reuse);
+      for (const std::string& in : inputs) {
+        const std::string want = checked(in, limits);
+        const bool want_ok = want.rfind("corrupt:", 0) != 0;
+        // The quick walk alone: true exactly when the checked walk is OK,
+        // with the same fields.
+        FileMetaData q;
+        const bool quick = DecodeFileMetaDataForIndexQuick(in, limits, &q, nullptr);
+        ASSERT_EQ(quick, want_ok) << ::testing::PrintToString(in) << "\n" << want;
+        if (quick) {
+          ASSERT_EQ(IndexFieldsOf(q), want);
+        }
+        // The decode (quick, then checked on a fault): the same answer,
+        // fresh and into a value whose schema is kept.
+        FileMetaData fresh;
+        const Status s =
+            DecodeFileMetaDataInto(in, limits, MetadataFields::kForIndex, &fresh, nullptr);
+        ASSERT_EQ(s.ok() ? IndexFieldsOf(fresh) : s.ToString(), want);
+        if (first.ok()) {
+          FileMetaData again = primed;
+          SchemaReuse r = reuse;
+          const Status t =
+              DecodeFileMetaDataInto(in, limits, MetadataFields::kForIndex, &again, &r);
+          ASSERT_EQ(t.ok() ? IndexFieldsOf(again) : t.ToString(), want);
+          kept += r.kept;
+        }
+        ++cases;
+        faults += !want_ok;
+      }
+    }
+  }
+  // Both answers, many times over, and kept schemas among them.
+  EXPECT_GT(cases, 100000u);
+  EXPECT_GT(faults, 50000u);
+  EXPECT_GT(cases - faults, 20000u);
+  EXPECT_GT(kept, 20000u);
 }
 
 }  // namespace

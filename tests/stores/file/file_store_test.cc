@@ -104,6 +104,24 @@ TEST_F(FileStoreTest, AnObjectOfAnotherSizeThanExpectedIsNotCopied) {
   EXPECT_EQ(*ReadFile(dst), PatternBytes(1000));
 }
 
+// The tag's text at its widest and narrowest (made on the stack since
+// issue 38's million-file listings): every digit of both numbers.
+TEST(LocalFileTag, IsTheInodeAndTheMtimeInNanosecondsAtAnyWidth) {
+  struct stat st {};
+  st.st_ino = UINT64_MAX;
+  st.st_mtim.tv_sec = 18446744073;  // so that the nanoseconds take 20 digits
+  st.st_mtim.tv_nsec = 709551615;
+  EXPECT_EQ(LocalFileTag(st), "18446744073709551615-18446744073709551615");
+  st.st_ino = 0;
+  st.st_mtim.tv_sec = 0;
+  st.st_mtim.tv_nsec = 7;
+  EXPECT_EQ(LocalFileTag(st), "0-7");
+  st.st_ino = 1234567;
+  st.st_mtim.tv_sec = 1733500000;
+  st.st_mtim.tv_nsec = 5;
+  EXPECT_EQ(LocalFileTag(st), "1234567-1733500000000000005");
+}
+
 TEST_F(FileStoreTest, ListGivesEachFileItsInodeAndMtimeAsEtag) {
   auto store = Open(dir_.path());
   ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "0123456789")).ok());
