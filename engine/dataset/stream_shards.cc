@@ -723,14 +723,14 @@ Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optiona
     return CorruptError(zip->basename + ": decompresses to " + std::to_string(produced) +
                         " bytes, index.json says " + std::to_string(raw.bytes));
   };
-  if (codec.family != "zstd" && codec.family != "snappy") {
+  if (!DecompressesStraightInto(codec)) {
     SLUICE_ASSIGN_OR_RETURN(std::string whole,
                             Decompress(codec, bytes.view(), raw.bytes, zip->basename));
     if (whole.size() != raw.bytes) return wrong_size(whole.size());
     return ShardBytes::Of(std::move(whole));
   }
-  // zstd and snappy decode straight into room from the pool, as the zip
-  // was received (the others would decode into a string and copy it):
+  // Decoded straight into room from the pool, as the zip was received
+  // (the other codecs would decode into a string and copy it):
   // index.json's size (at most kMaxShardFileBytes, checked as the index
   // was read) reserves address space; only the bytes the stream produces
   // are touched. The zip goes back to the pool once this returns.

@@ -182,6 +182,13 @@ Result<uint64_t> DecompressInto(const Compression& c, std::string_view data, cha
   return whole.size();
 }
 
+bool DecompressesStraightInto(const Compression& c) {
+  auto resolved = Resolve(c);
+  if (!resolved.ok()) return false;
+  const std::string_view name = resolved->first->name;
+  return name == "snappy" || name == "zstd";  // DecompressInto's own branches
+}
+
 Result<uint64_t> DecompressToFile(const Compression& c, std::string_view data,
                                   uint64_t max_output, int fd, std::string_view path,
                                   std::string_view what, Env* env) {

@@ -89,6 +89,12 @@ Result<std::string> Decompress(const Compression& c, std::string_view data,
 Result<uint64_t> DecompressInto(const Compression& c, std::string_view data, char* out,
                                 uint64_t capacity, std::string_view what);
 
+// Whether DecompressInto decodes `c`'s data straight into `out` (snappy and
+// zstd), rather than decoding it as Decompress does and copying it in: a
+// caller holding a string from Decompress needs no copy for the others.
+// False for an unusable `c`.
+bool DecompressesStraightInto(const Compression& c);
+
 // Decompresses as Decompress does (same limits and errors) but writes the
 // output to `fd` (at its current offset; not owned, not closed) in chunks of
 // 1 MiB instead of returning it: memory stays at one chunk plus the codec's

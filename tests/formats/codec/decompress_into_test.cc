@@ -90,5 +90,17 @@ TEST(DecompressInto, ZstdConcatenatedFramesDecodeWhole) {
   EXPECT_EQ(buffer.substr(0, 500), a + b);  // libzstd may use the rest as scratch
 }
 
+// A caller holding Decompress's string saves a copy for every family but
+// those DecompressInto decodes straight into the buffer.
+TEST(DecompressInto, DecodesStraightIntoTheBufferForSnappyAndZstdOnly) {
+  for (const char* family : {"zstd", "zstd:7", "snappy"}) {
+    EXPECT_TRUE(DecompressesStraightInto(*ParseCompression(family))) << family;
+  }
+  for (const char* family : {"br", "gz", "bz2"}) {
+    EXPECT_FALSE(DecompressesStraightInto(*ParseCompression(family))) << family;
+  }
+  EXPECT_FALSE(DecompressesStraightInto(Compression{"nonesuch", std::nullopt, "nonesuch"}));
+}
+
 }  // namespace
 }  // namespace sluice
