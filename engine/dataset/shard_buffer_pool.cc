@@ -1,12 +1,22 @@
 #include "engine/dataset/shard_buffer_pool.h"
 
 #include <atomic>
+#include <cstdint>
 #include <utility>
 
 namespace sluice {
 namespace {
 
 std::atomic<uint64_t> process_allocated{0}, process_reused{0};
+
+}  // namespace
+
+size_t ShardBufferPool::RoomFor(size_t size) {
+  const size_t step = size >= (size_t{4} << 20) ? (size_t{2} << 20) : (size_t{64} << 10);
+  return size > SIZE_MAX - step ? size : (size + step - 1) / step * step;
+}
+
+namespace {
 
 }  // namespace
 
@@ -75,7 +85,8 @@ Result<std::shared_ptr<UninitializedBuffer>> ShardBufferPool::Take(size_t size,
     }
   }
   if (!buffer) {
-    SLUICE_ASSIGN_OR_RETURN(UninitializedBuffer fresh, UninitializedBuffer::Allocate(size, what));
+    SLUICE_ASSIGN_OR_RETURN(UninitializedBuffer fresh,
+                            UninitializedBuffer::Allocate(RoomFor(size), what));
     buffer = std::make_unique<UninitializedBuffer>(std::move(fresh));
     std::lock_guard<std::mutex> lock(state_->mu);
     ++state_->counters.allocated;

@@ -48,9 +48,15 @@ class ShardBufferPool {
 
   // A buffer of at least `size` bytes (size() may be larger), of
   // unspecified content: the smallest kept one that holds `size`, else a
-  // new one of `size` (UninitializedBuffer::Allocate: "<what>: out of
-  // memory (<size> bytes)"). It returns here when its last holder drops it.
+  // new one of RoomFor(size) (UninitializedBuffer::Allocate: "<what>: out
+  // of memory (<bytes> bytes)"). It returns here when its last holder
+  // drops it.
   Result<std::shared_ptr<UninitializedBuffer>> Take(size_t size, std::string_view what);
+  // `size` rounded up to 64 KiB, or to 2 MiB from 4 MiB on (where
+  // UninitializedBuffer aligns its allocations anyway): shards of about
+  // one size, as a writer's size_limit makes them, and their zips, then fit
+  // each other's buffers, whichever came first.
+  static size_t RoomFor(size_t size);
 
   struct Counters {
     uint64_t allocated = 0;  // Takes answered with new memory
