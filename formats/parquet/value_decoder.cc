@@ -55,6 +55,24 @@ Status NextIndices(Encoding e, RleBitPackedDecoder& d, size_t n, uint64_t first,
   return Status::Ok();
 }
 
+// out[i * W, (i + 1) * W) = the dictionary's value idx[i], for i < n. The
+// indices are read through a local pointer and four at a time before their
+// values are stored: `out` is bytes, which may alias anything, so a store
+// through it would otherwise reload the index array's address for every
+// value (7 instructions a value where this takes about 4).
+template <size_t W>
+void GatherFixed(const char* base, const uint32_t* idx, size_t n, uint8_t* out) {
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const size_t a = idx[i], b = idx[i + 1], c = idx[i + 2], d = idx[i + 3];
+    std::memcpy(out + i * W, base + a * W, W);
+    std::memcpy(out + (i + 1) * W, base + b * W, W);
+    std::memcpy(out + (i + 2) * W, base + c * W, W);
+    std::memcpy(out + (i + 3) * W, base + d * W, W);
+  }
+  for (; i < n; ++i) std::memcpy(out + i * W, base + size_t{idx[i]} * W, W);
+}
+
 // Decodes `n` dictionary indices and checks each against the dictionary.
 Status DictionaryIndices(Encoding e, std::string_view section, size_t n,
                          const Dictionary* dictionary, SlotArray<uint32_t>* out) {
@@ -177,11 +195,11 @@ Status DictionaryFixedValues::Next(size_t n, uint8_t* out, SlotArray<uint32_t>* 
   const char* base = dictionary_->fixed.data();
   const size_t width = width_;
   // The common widths as typed copies (a memcpy of a runtime width per
-  // value costs several times more).
+  // value costs several times more), four at a time.
   if (width == 4) {
-    for (size_t i = 0; i < n; ++i) std::memcpy(out + i * 4, base + size_t{idx[i]} * 4, 4);
+    GatherFixed<4>(base, idx.data(), n, out);
   } else if (width == 8) {
-    for (size_t i = 0; i < n; ++i) std::memcpy(out + i * 8, base + size_t{idx[i]} * 8, 8);
+    GatherFixed<8>(base, idx.data(), n, out);
   } else {
     for (size_t i = 0; i < n; ++i) std::memcpy(out + i * width, base + size_t{idx[i]} * width, width);
   }

@@ -4,7 +4,8 @@
 // BIT_PACKED encoding, which packs from the most significant bit).
 //
 // One specialised routine per width (shifts and masks known at compile
-// time, eight values per step, loads of 8 bytes), chosen once per call.
+// time, eight values per step, loads of 8 bytes; widths 8, 16 and 32 a
+// widening copy), chosen once per call.
 // Pure functions; thread-safe.
 #pragma once
 

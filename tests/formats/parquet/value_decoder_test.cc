@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <string>
+#include <vector>
 
 namespace sluice::parquet {
 namespace {
@@ -45,6 +48,58 @@ TEST(ValueDecoder, DictionaryIndices) {
                               reinterpret_cast<uint8_t*>(out)).ToString(),
             "corrupt: RLE_DICTIONARY values without a dictionary page");
   EXPECT_EQ(DecodeDictionaryPage(dict_bytes, 3, leaf).status().code(), StatusCode::kCorrupt);
+}
+
+// The dictionary's 4- and 8-byte values are gathered four at a time
+// (value_decoder.cc, GatherFixed): every count from 1 to 24 (the four-value
+// step's remainders), asked for in one call and in calls of 1, 3 and 5 at a
+// time (DictionaryFixedValues::Next), each value exactly the dictionary's
+// entry at its index.
+template <class T>
+void ExpectGathered(PhysicalType type) {
+  SCOPED_TRACE(sizeof(T));
+  const LeafColumn leaf = Leaf(type);
+  const std::vector<T> entries = {T(1000001), T(-2), T(33), T(0x7fff0004), T(-5), T(6), T(7)};
+  std::string dict_bytes(entries.size() * sizeof(T), '\0');
+  std::memcpy(dict_bytes.data(), entries.data(), dict_bytes.size());
+  Result<Dictionary> dict = DecodeDictionaryPage(dict_bytes, entries.size(), leaf);
+  ASSERT_TRUE(dict.ok());
+  // Bit width 3, a bit-packed run of three groups of 8 (header 3 << 1 | 1).
+  std::vector<uint32_t> idx;
+  for (uint32_t i = 0; i < 24; ++i) idx.push_back((i * 5 + i / 7) % 7);
+  std::string section = {'\x03', '\x07'};
+  uint64_t bits = 0;
+  int held = 0;
+  for (uint32_t v : idx) {
+    bits |= uint64_t{v} << held;
+    held += 3;
+    for (; held >= 8; held -= 8, bits >>= 8) section += static_cast<char>(bits & 0xff);
+  }
+  for (size_t n = 1; n <= idx.size(); ++n) {
+    std::vector<T> want;
+    for (size_t i = 0; i < n; ++i) want.push_back(entries[idx[i]]);
+    std::vector<T> got(n);
+    ASSERT_TRUE(DecodeFixedValues(Encoding::kRleDictionary, section, n, leaf, &*dict,
+                                  reinterpret_cast<uint8_t*>(got.data())).ok());
+    EXPECT_EQ(got, want) << n << " values in one call";
+    for (size_t step : {1, 3, 5}) {
+      Result<DictionaryFixedValues> values =
+          DictionaryFixedValues::Create(Encoding::kRleDictionary, section, leaf, &*dict);
+      ASSERT_TRUE(values.ok());
+      SlotArray<uint32_t> scratch;
+      std::vector<T> stepped(n);
+      for (size_t at = 0; at < n; at += step) {
+        const size_t k = std::min(step, n - at);
+        ASSERT_TRUE(values->Next(k, reinterpret_cast<uint8_t*>(stepped.data() + at), &scratch).ok());
+      }
+      EXPECT_EQ(stepped, want) << n << " values, " << step << " a call";
+    }
+  }
+}
+
+TEST(ValueDecoder, DictionaryGathersEveryCount) {
+  ExpectGathered<int32_t>(PhysicalType::kInt32);
+  ExpectGathered<int64_t>(PhysicalType::kInt64);
 }
 
 TEST(ValueDecoder, RleBooleansAndRefusals) {
