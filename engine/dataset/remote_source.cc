@@ -94,9 +94,11 @@ class FolderSource final : public RemoteSource {
   }
 
   Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
-                                   uint64_t part_size, ArrivedBytes* arrived) override {
+                                   uint64_t part_size, ArrivedBytes* arrived,
+                                   ObjectStated* stated) override {
     (void)part_size;  // a local file: one read
     (void)arrived;    // told nothing: the bytes come whole
+    (void)stated;     // states nothing: the size is the check
     if (!IsSafeBasename(key)) {
       return InvalidArgumentError(root_ + ": refusing unsafe key '" + key + "'");
     }
@@ -183,7 +185,8 @@ class StoreSource final : public RemoteSource {
   }
 
   Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
-                                   uint64_t part_size, ArrivedBytes* arrived) override {
+                                   uint64_t part_size, ArrivedBytes* arrived,
+                                   ObjectStated* stated) override {
     if (expected_size == 0) return RemoteSource::FetchToMemory(key, expected_size, part_size);
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     const std::string where = described_ + "/" + key;
@@ -198,9 +201,10 @@ class StoreSource final : public RemoteSource {
     // (a 206's Content-Range total), and one of another size fails before
     // any of its bytes is passed on, so no part of it is reported arrived
     // (served in flight).
+    ObjectVersion of_index("", expected_size);
+    of_index.stated = stated;
     Result<uint64_t> got = EventLoop::ForThisProcess().Run(GetRangeInPartsInto(
-        *store, key, 0, expected_size + 1, out.Room(), part_size,
-        ObjectVersion("", expected_size), arrived));
+        *store, key, 0, expected_size + 1, out.Room(), part_size, of_index, arrived));
     if (!got.ok()) return got.status().WithContext("downloading " + where);
     SLUICE_RETURN_IF_ERROR(CheckReceivedSize(where, *got, expected_size));
     out.Received(expected_size);
@@ -349,9 +353,11 @@ class StoreSource final : public RemoteSource {
 }  // namespace
 
 Result<ShardBytes> RemoteSource::FetchToMemory(const std::string& key, uint64_t expected_size,
-                                               uint64_t part_size, ArrivedBytes* arrived) {
+                                               uint64_t part_size, ArrivedBytes* arrived,
+                                               ObjectStated* stated) {
   (void)part_size;  // one ranged read here
   (void)arrived;    // told nothing: the bytes come whole
+  (void)stated;     // nor what the answer stated
   const std::string where = Describe() + "/" + key;
   if (expected_size == 0) {
     // No range holds an empty object's bytes: its size says it all.
