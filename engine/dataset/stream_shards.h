@@ -133,6 +133,13 @@ class StreamShards {
   // stream, the shard, the sample and its URL and bytes.
   Result<std::unique_ptr<OpenedShard>> OpenRangedShard(size_t shard);
 
+  // The bytes shard `shard` takes held in memory by a single pass: its
+  // data and meta files' as the index gives them (uncompressed).
+  uint64_t HeldBytes(size_t shard) const {
+    const ShardRef e = index_->ref(shard);
+    return e.raw_data.bytes + (e.raw_meta ? e.raw_meta->bytes : 0);
+  }
+
   // Whether sample reads of shard `shard` may be peeked from the remote
   // (PeekSample) rather than wait for the shard: the stream has a remote,
   // no validate_hash (peeked bytes cannot be checked before the whole
