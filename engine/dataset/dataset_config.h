@@ -193,7 +193,8 @@ struct DatasetOptions {
   // (ReadsInSinglePass) for a later use beyond its prefetch window: a
   // shard the reader passed stays in memory until its next use in the
   // worker's order while the shards so held fit (each counted at its
-  // files' bytes: PrefetchSchedule::Options::hold_room), and a shard that goes
+  // files' bytes; when one does not fit, those used furthest ahead go
+  // first: PrefetchSchedule::Options::hold_room), and a shard that goes
   // has its later samples read by one ranged request
   // each (StreamShards::OpenRangedShard; a shard whose format cannot be
   // read so, compressed or with a meta file, is received again). py1e (Mosaic's

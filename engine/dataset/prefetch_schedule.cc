@@ -163,7 +163,26 @@ void PrefetchSchedule::DropBefore(size_t p) {
 bool PrefetchSchedule::Hold(size_t shard, size_t use) {
   if (held_for_use_.count(shard) > 0) return true;  // a shard already held keeps its place
   const uint64_t room = shard_room_ ? shard_room_(shard) : 1;
-  if (held_room_ + room > *hold_room_) return false;
+  const uint64_t budget = *hold_room_;
+  if (room > budget) return false;
+  // Room enough once the held shards used after `use` are let go, the
+  // furthest first? Those used sooner stay: letting one go for a shard
+  // used later would cost its uses before that shard's.
+  uint64_t kept = held_room_;
+  for (auto it = held_by_use_.rbegin(); kept + room > budget && it != held_by_use_.rend() &&
+                                        it->first > use;
+       ++it) {
+    kept -= held_for_use_.at(it->second).room;
+  }
+  if (kept + room > budget) return false;
+  while (held_room_ + room > budget) {
+    const size_t furthest = std::prev(held_by_use_.end())->second;
+    Unhold(furthest);
+    let_go_.insert(furthest);
+    // Passed, its next use not scanned yet: no position ahead of the
+    // consumer views it.
+    ready_.erase(furthest);
+  }
   held_for_use_.emplace(shard, HeldShard{use, room});
   held_by_use_.emplace(use, shard);
   held_room_ += room;

@@ -89,7 +89,10 @@ class PrefetchSchedule {
     // whose next use in the order is known but beyond the window stays
     // open for that use while the shards so held take at most this room
     // together (DatasetOptions::single_pass_memory), each counted at
-    // shard_room (the first to ask). A shard let go (LetGo) is opened
+    // shard_room. When a shard does not fit, the held shards whose next
+    // use comes after its own are let go, the furthest first, until it
+    // fits (Belady's rule: the worker's order is known); if they cannot
+    // make room, it is let go itself. A shard let go (LetGo) is opened
     // for its later uses for ranged reads of their samples
     // (ShardPrefetcher's ranged_opener), not received whole again. py1e
     // spreads a shard's samples over a block of the order, so without
@@ -308,7 +311,8 @@ class PrefetchSchedule {
   const std::optional<uint64_t> hold_room_;
   const std::function<uint64_t(size_t)> shard_room_;
   // DropBefore's decision for `shard`, passed and next used at `use`
-  // beyond the window: whether it is held (Options::hold_room).
+  // beyond the window: whether it is held (Options::hold_room), letting
+  // go held shards used after `use` where it needs their room.
   bool Hold(size_t shard, size_t use);
   // `shard` is no longer held (the scan met its use, or it was let go).
   void Unhold(size_t shard);

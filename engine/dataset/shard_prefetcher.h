@@ -27,7 +27,7 @@
 // With `hold_room` (a single pass: a shard let go is not in any cache),
 // a passed shard with a later use beyond the window stays open for it
 // while the shards so held fit in hold_room, each counted at `shard_room`
-// (the first to ask); one let go is opened for its later uses by
+// (the soonest used kept); one let go is opened for its later uses by
 // `ranged_opener` (its samples read by ranged reads,
 // StreamShards::OpenRangedShard) rather than by `opener`
 // (PrefetchSchedule::Options::hold_room).

@@ -185,6 +185,23 @@ TEST(PrefetchSchedule, ASinglePassCountsEachHeldShardAtItsOwnSize) {
   EXPECT_EQ(gets, 5u + 1u);  // five receives, and shard 0's last sample by a ranged read
 }
 
+// Room for one shard: shard 0 is passed first and used once more at the
+// end; shard 1 is passed next and used three times soon after; shard 2
+// is passed after those three and used four times more. The shard used
+// soonest is kept (Belady's rule): 0 is let go for 1, and 2 is held once
+// the scan has met 1's use: 3 receives and 1 ranged sample read (0's).
+// Holding the first to ask kept 0 to the end and let 1 and 2 go: 3
+// receives and 3 + 4 ranged sample reads.
+TEST(PrefetchSchedule, ASinglePassPastItsRoomKeepsTheShardsUsedSoonest) {
+  const std::vector<size_t> order{0, 1, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 0};
+  std::vector<size_t> received;
+  std::set<size_t> held;
+  const size_t gets = PassGets(order, 1, nullptr, &received, &held);
+  EXPECT_EQ(received, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(held, (std::set<size_t>{0, 1, 2}));  // 0 until 1 took its place
+  EXPECT_EQ(gets, 3u + 1u);
+}
+
 TEST(PrefetchSchedule, AShardReusedWithinAWindowStaysOpenWithoutALimit) {
   // Shard 0 at 0, shard 1 at 1..7, shard 0 again at 8; window 8.
   std::vector<size_t> order{0, 1, 1, 1, 1, 1, 1, 1, 0};
