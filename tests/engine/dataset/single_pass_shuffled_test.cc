@@ -253,7 +253,7 @@ TEST(SinglePassShuffled, ARangedSampleReadOfAShardRewrittenAtTheSameSizeFailsOnI
   ASSERT_NE(at, std::string::npos) << text;
   const size_t shard_number = std::stoul(text.substr(text.find("reading shard ", at) + 14));
   EXPECT_EQ(text.substr(at),
-            "single pass '" + s.remote.path() + "': reading shard " +
+            "single pass '" + cache.path() + "': reading shard " +
                 std::to_string(shard_number) + " '" + target.substr(1) + "' sample " +
                 std::to_string(i) + " from " + url + " (bytes " + std::to_string(first) + "-" +
                 std::to_string(end - 1) + "): " + url + ": changed since it was listed (ETag " +
