@@ -192,9 +192,10 @@ struct DatasetOptions {
   // The memory a pass may hold of shards received in a single pass
   // (ReadsInSinglePass) for a later use beyond its prefetch window: a
   // shard the reader passed stays in memory until its next use in the
-  // worker's order while the shards so held fit (counted at the largest
-  // single-pass shard's bytes; PrefetchSchedule::Options::hold_shards),
-  // else it goes, and its later samples are read by one ranged request
+  // worker's order while the shards so held fit (each counted at its
+  // files' bytes; when one does not fit, those used furthest ahead go
+  // first: PrefetchSchedule::Options::hold_room), and a shard that goes
+  // has its later samples read by one ranged request
   // each (StreamShards::OpenRangedShard; a shard whose format cannot be
   // read so, compressed or with a meta file, is received again). py1e (Mosaic's
   // default shuffle) spreads a shard's samples over a block of

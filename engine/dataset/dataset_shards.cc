@@ -73,6 +73,11 @@ std::shared_ptr<const OpenedShard> DatasetShards::HeldForTesting(size_t g) {
   return g < open_.size() ? open_[g].lock() : nullptr;
 }
 
+uint64_t DatasetShards::HeldBytes(size_t g) const {
+  const size_t s = StreamOfShard(first_shard_, g);
+  return streams_[s]->HeldBytes(g - first_shard_[s]);
+}
+
 Result<std::shared_ptr<const OpenedShard>> DatasetShards::OpenRanged(size_t g) {
   const size_t s = StreamOfShard(first_shard_, g);
   if (std::shared_ptr<const OpenedShard> had = AlreadyHad(g)) return had;

@@ -75,6 +75,9 @@ class DatasetShards {
   // opened for ranged reads of its samples (StreamShards::OpenRangedShard)
   // or, where that cannot be, as Open opens it.
   Result<std::shared_ptr<const OpenedShard>> OpenRanged(size_t g);
+  // The bytes global shard `g` takes when a single pass holds it in
+  // memory (StreamShards::HeldBytes). Thread-safe.
+  uint64_t HeldBytes(size_t g) const;
   // Whether global shard `g`'s samples may be peeked
   // (StreamShards::Peekable); never with skip_corrupt_shards (the shard
   // might turn out skipped, and its samples must then not have been read).

@@ -175,8 +175,11 @@ void IterationCursor::StartPrefetcher() {
       // BENCHMARKS.md, issue 35). MDS and the text formats only map
       // theirs: a hold would only delay the next shards' downloads.
       /*hold_first=*/!first_read_ && !ids_.empty() && shards_->OpenDecodes(first_shard_),
-      options.hold_shards,
-      options.hold_shards ? ShardPrefetcher::Opener([this](size_t g, const std::atomic<bool>*) {
+      options.hold_bytes,
+      options.hold_bytes ? std::function<uint64_t(size_t)>(
+                               [shards = shards_](size_t g) { return shards->HeldBytes(g); })
+                         : nullptr,
+      options.hold_bytes ? ShardPrefetcher::Opener([this](size_t g, const std::atomic<bool>*) {
         return shards_->OpenRanged(g);
       })
                           : nullptr);

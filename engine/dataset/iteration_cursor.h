@@ -165,8 +165,9 @@ struct IterationOptions {
   size_t populate_after = 0;
   // Set where a stream is read in a single pass: its shards held for a
   // use beyond the window, and those let go opened for ranged reads
-  // (PrefetchSchedule::Options::hold_shards, DatasetShards::OpenRanged).
-  std::optional<size_t> hold_shards = std::nullopt;
+  // (PrefetchSchedule::Options::hold_room: these bytes, each shard
+  // counted at DatasetShards::HeldBytes; DatasetShards::OpenRanged).
+  std::optional<uint64_t> hold_bytes = std::nullopt;
 };
 
 // What a pass holds per position of its order, at most (the dataset's

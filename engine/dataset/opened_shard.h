@@ -52,7 +52,7 @@ class OpenedShard {
                                                            ShardBytes meta);
 
   // A single pass's shard let go before its last use (PrefetchSchedule::
-  // Options::hold_shards all taken), opened again for the rest of the
+  // Options::hold_room all taken), opened again for the rest of the
   // pass: `head` (its data file's bytes before its first sample: MDS's
   // count, offsets table and config, kept from its receive) is placed in
   // room of the file's size, and each sample's bytes are read into their

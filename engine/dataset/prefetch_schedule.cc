@@ -7,8 +7,9 @@ namespace sluice {
 PrefetchSchedule::PrefetchSchedule(std::vector<size_t> shard_of, const Options& options,
                                    HandleMap seed, bool complete)
     : look_ahead_(options.keep_reused),
-      tracks_next_use_(options.keep_reused || options.hold_shards.has_value()),
-      hold_shards_(options.hold_shards),
+      tracks_next_use_(options.keep_reused || options.hold_room.has_value()),
+      hold_room_(options.hold_room),
+      shard_room_(options.shard_room),
       look_ahead_limit_(options.look_ahead),
       window_(std::clamp<size_t>(options.window, 1, kMaxWindow)),
       open_threads_(std::max<size_t>(options.open_threads, 1)),
@@ -146,22 +147,54 @@ void PrefetchSchedule::DropBefore(size_t p) {
       const Part& part = PartAt(last);
       const uint32_t next = part.next_use[last - part.begin];
       if (look_ahead_ && next != kNoNextUse && last + next < p + window_) continue;
-      // Used again later: held for that use while the budget has room (a
-      // shard already held keeps its place).
-      if (hold_shards_ && next != kNoNextUse && last + next < known_) {
+      // Used again later: held for that use where the room allows.
+      if (hold_room_ && next != kNoNextUse && last + next < known_) {
         // One let go is read by ranged reads from then on: its handle
         // (the samples read so far) takes no room from a whole shard.
-        if (let_go_.count(shard) == 0 &&
-            (held_for_use_.count(shard) > 0 || held_for_use_.size() < *hold_shards_)) {
-          held_for_use_.insert(shard);
-          continue;
-        }
+        if (let_go_.count(shard) == 0 && Hold(shard, last + next)) continue;
         let_go_.insert(shard);
       }
     }
-    held_for_use_.erase(shard);
+    Unhold(shard);
     ready_.erase(it);
   }
+}
+
+bool PrefetchSchedule::Hold(size_t shard, size_t use) {
+  if (held_for_use_.count(shard) > 0) return true;  // a shard already held keeps its place
+  const uint64_t room = shard_room_ ? shard_room_(shard) : 1;
+  const uint64_t budget = *hold_room_;
+  if (room > budget) return false;
+  // Room enough once the held shards used after `use` are let go, the
+  // furthest first? Those used sooner stay: letting one go for a shard
+  // used later would cost its uses before that shard's.
+  uint64_t kept = held_room_;
+  for (auto it = held_by_use_.rbegin(); kept + room > budget && it != held_by_use_.rend() &&
+                                        it->first > use;
+       ++it) {
+    kept -= held_for_use_.at(it->second).room;
+  }
+  if (kept + room > budget) return false;
+  while (held_room_ + room > budget) {
+    const size_t furthest = std::prev(held_by_use_.end())->second;
+    Unhold(furthest);
+    let_go_.insert(furthest);
+    // Passed, its next use not scanned yet: no position ahead of the
+    // consumer views it.
+    ready_.erase(furthest);
+  }
+  held_for_use_.emplace(shard, HeldShard{use, room});
+  held_by_use_.emplace(use, shard);
+  held_room_ += room;
+  return true;
+}
+
+void PrefetchSchedule::Unhold(size_t shard) {
+  auto it = held_for_use_.find(shard);
+  if (it == held_for_use_.end()) return;
+  held_by_use_.erase({it->second.use, shard});
+  held_room_ -= it->second.room;
+  held_for_use_.erase(it);
 }
 
 size_t PrefetchSchedule::AdvanceAhead() {
@@ -210,7 +243,7 @@ bool PrefetchSchedule::ScanOpen(size_t limit) {
       const size_t shard = s[k];
       auto it = ready_.find(shard);
       // A held shard's use is here: it is no longer held for a later one.
-      if (it != ready_.end() && !held_for_use_.empty()) held_for_use_.erase(shard);
+      if (it != ready_.end() && !held_for_use_.empty()) Unhold(shard);
       if (it == ready_.end()) {
         HandleMap* opened = seed_.count(shard) ? &seed_ : early_.count(shard) ? &early_ : nullptr;
         if (!opened) {

@@ -39,8 +39,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -85,15 +87,21 @@ class PrefetchSchedule {
     bool hold_first = false;
     // Set for a single pass (nothing cached): a shard the consumer passed
     // whose next use in the order is known but beyond the window stays
-    // open for that use, up to this many such shards at once (the first
-    // to ask; DatasetOptions::single_pass_memory over the largest shard).
-    // Past that the shard is let go early (LetGo): its later uses are
-    // opened for ranged reads of their samples (ShardPrefetcher's
-    // ranged_opener), not received whole again. py1e spreads a shard's
-    // samples over a block of the order, so without this a shuffled
-    // single pass received each shard several times (issue 41). A use in
-    // a part of the order not yet known is not seen.
-    std::optional<size_t> hold_shards = std::nullopt;
+    // open for that use while the shards so held take at most this room
+    // together (DatasetOptions::single_pass_memory), each counted at
+    // shard_room. When a shard does not fit, the held shards whose next
+    // use comes after its own are let go, the furthest first, until it
+    // fits (Belady's rule: the worker's order is known); if they cannot
+    // make room, it is let go itself. A shard let go (LetGo) is opened
+    // for its later uses for ranged reads of their samples
+    // (ShardPrefetcher's ranged_opener), not received whole again. py1e
+    // spreads a shard's samples over a block of the order, so without
+    // this a shuffled single pass received each shard several times
+    // (issue 41). A use in a part of the order not yet known is not seen.
+    std::optional<uint64_t> hold_room = std::nullopt;
+    // The room holding `shard` takes (its bytes in memory); null: 1 a
+    // shard (hold_room is then a count of shards).
+    std::function<uint64_t(size_t shard)> shard_room = nullptr;
   };
   // How far past the window's end the look beyond it reaches in an order
   // whose shards each lie in one run (in order) of at most `largest_shard`
@@ -122,10 +130,13 @@ class PrefetchSchedule {
   size_t shard_of(size_t q) const { return ShardAt(q); }
   size_t scan() const { return scan_; }
   size_t consumer() const { return consumer_; }
-  // Shards held for a use beyond the window (Options::hold_shards).
+  // Shards held for a use beyond the window (Options::hold_room), and
+  // the room they take.
   size_t held_shards() const { return held_for_use_.size(); }
-  // Whether `shard` was let go before its last use because hold_shards
-  // were all taken: its later uses in this order read it by ranged reads.
+  uint64_t held_room() const { return held_room_; }
+  bool Held(size_t shard) const { return held_for_use_.count(shard) > 0; }
+  // Whether `shard` was let go before its last use for want of hold_room:
+  // its later uses in this order read it by ranged reads.
   bool LetGo(size_t shard) const { return let_go_.count(shard) > 0; }
   // Shards held open for the consumer's position and beyond: open (the scan
   // met them, passed ones included until the consumer's next reported move
@@ -145,7 +156,7 @@ class PrefetchSchedule {
     std::vector<uint32_t> shard_of;
     // next_use[k]: how far after begin + k the same shard is read next;
     // kNoNextUse while none is known or when it is that far or farther
-    // (only with keep_reused or hold_shards). The window is at most kMaxWindow and the
+    // (only with keep_reused or hold_room). The window is at most kMaxWindow and the
     // consumer's move at most a window, so a kept shard's next use is
     // always nearer than kNoNextUse: the decisions are those of exact
     // positions.
@@ -291,17 +302,31 @@ class PrefetchSchedule {
   // AdvanceAhead reached the known end of an incomplete order.
   bool ahead_wants_more_ = false;
   // last_seen_[shard]: its last known position (SIZE_MAX: none), to fill
-  // next_use as parts come; only with keep_reused or hold_shards.
+  // next_use as parts come; only with keep_reused or hold_room.
   std::vector<size_t> last_seen_;
   static constexpr size_t kShardsAhead = 2;
   const bool look_ahead_;
-  // next_use is kept (keep_reused or hold_shards).
+  // next_use is kept (keep_reused or hold_room).
   const bool tracks_next_use_;
-  const std::optional<size_t> hold_shards_;
-  // The shards DropBefore kept for a use beyond the window (hold_shards),
-  // until the scan meets that use or they go; and those it let go with a
-  // later use (LetGo), for the order's life.
-  std::unordered_set<size_t> held_for_use_;
+  const std::optional<uint64_t> hold_room_;
+  const std::function<uint64_t(size_t)> shard_room_;
+  // DropBefore's decision for `shard`, passed and next used at `use`
+  // beyond the window: whether it is held (Options::hold_room), letting
+  // go held shards used after `use` where it needs their room.
+  bool Hold(size_t shard, size_t use);
+  // `shard` is no longer held (the scan met its use, or it was let go).
+  void Unhold(size_t shard);
+  // The shards DropBefore kept for a use beyond the window (hold_room),
+  // with that use and their room, until the scan meets that use or they
+  // go; by next use, for the one used furthest ahead; the room they take;
+  // and those let go with a later use (LetGo), for the order's life.
+  struct HeldShard {
+    size_t use = 0;
+    uint64_t room = 0;
+  };
+  std::unordered_map<size_t, HeldShard> held_for_use_;
+  std::set<std::pair<size_t, size_t>> held_by_use_;  // (use, shard)
+  uint64_t held_room_ = 0;
   std::unordered_set<size_t> let_go_;
   const size_t look_ahead_limit_;
   const size_t window_;

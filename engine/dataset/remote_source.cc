@@ -102,10 +102,11 @@ class FolderSource final : public RemoteSource {
 
   Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
                                    uint64_t part_size, ArrivedBytes* arrived,
-                                   ShardBufferPool* pool) override {
+                                   ShardBufferPool* pool, ObjectStated* stated) override {
     (void)part_size;  // a local file: one read
     (void)arrived;    // told nothing: the bytes come whole
     (void)pool;       // read whole into a string
+    (void)stated;     // states nothing: the size is the check
     if (!IsSafeBasename(key)) {
       return InvalidArgumentError(root_ + ": refusing unsafe key '" + key + "'");
     }
@@ -200,7 +201,7 @@ class StoreSource final : public RemoteSource {
 
   Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
                                    uint64_t part_size, ArrivedBytes* arrived,
-                                   ShardBufferPool* pool) override {
+                                   ShardBufferPool* pool, ObjectStated* stated) override {
     if (expected_size == 0) return RemoteSource::FetchToMemory(key, expected_size, part_size);
     SLUICE_ASSIGN_OR_RETURN(Store* store, ThisProcessStore());
     const std::string where = described_ + "/" + key;
@@ -215,9 +216,10 @@ class StoreSource final : public RemoteSource {
     // (a 206's Content-Range total), and one of another size fails before
     // any of its bytes is passed on, so no part of it is reported arrived
     // (served in flight).
+    ObjectVersion of_index("", expected_size);
+    of_index.stated = stated;
     Result<uint64_t> got = EventLoop::ForThisProcess().Run(GetRangeInPartsInto(
-        *store, key, 0, expected_size + 1, out.Room(), part_size,
-        ObjectVersion("", expected_size), arrived));
+        *store, key, 0, expected_size + 1, out.Room(), part_size, of_index, arrived));
     if (!got.ok()) return got.status().WithContext("downloading " + where);
     SLUICE_RETURN_IF_ERROR(CheckReceivedSize(where, *got, expected_size));
     out.Received(expected_size);
@@ -380,10 +382,11 @@ class StoreSource final : public RemoteSource {
 
 Result<ShardBytes> RemoteSource::FetchToMemory(const std::string& key, uint64_t expected_size,
                                                uint64_t part_size, ArrivedBytes* arrived,
-                                               ShardBufferPool* pool) {
+                                               ShardBufferPool* pool, ObjectStated* stated) {
   (void)part_size;  // one ranged read here
   (void)arrived;    // told nothing: the bytes come whole
   (void)pool;       // its answer is a string already
+  (void)stated;     // nor what the answer stated
   const std::string where = Describe() + "/" + key;
   if (expected_size == 0) {
     // No range holds an empty object's bytes: its size says it all.

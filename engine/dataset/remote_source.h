@@ -73,11 +73,15 @@ class RemoteSource {
   // may read the parts in while the rest arrives; this default and a plain
   // path tell it nothing (as ReportsFills, their bytes come whole). The
   // caller Finishes it. `pool` (may be null): where a store's room comes
-  // from (ShardBytes::Allocate's). Thread safety: as Fetch.
+  // from (ShardBytes::Allocate's). `stated` (may be null): set to what the
+  // first answer stated of the object (its ETag: what later ranged reads
+  // of the same version ask for) by a store's read; left as it was by
+  // this default and a plain path. Thread safety: as Fetch.
   virtual Result<ShardBytes> FetchToMemory(const std::string& key, uint64_t expected_size,
                                            uint64_t part_size = 0,
                                            ArrivedBytes* arrived = nullptr,
-                                           ShardBufferPool* pool = nullptr);
+                                           ShardBufferPool* pool = nullptr,
+                                           ObjectStated* stated = nullptr);
   // Bytes [offset, offset + length) of object `key` (fewer at its end), as
   // Store::GetRangeOnly gives them: a server that ignores Range is not read
   // (kUnimplemented). kNotFound when the object does not exist. Retries as

@@ -21,7 +21,9 @@ ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Op
                                  NextOrder next, ShardMap seed, bool keep_reused,
                                  size_t open_threads, TryOpener try_opener, MoreOrder more,
                                  size_t look_ahead, bool hold_first,
-                                 std::optional<size_t> hold_shards, Opener ranged_opener)
+                                 std::optional<uint64_t> hold_room,
+                                 std::function<uint64_t(size_t)> shard_room,
+                                 Opener ranged_opener)
     : opener_(std::move(opener)),
       try_opener_(std::move(try_opener)),
       ranged_opener_(std::move(ranged_opener)),
@@ -35,7 +37,8 @@ ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Op
                                           .has_next = next_ != nullptr,
                                           .look_ahead = look_ahead,
                                           .hold_first = hold_first,
-                                          .hold_shards = hold_shards},
+                                          .hold_room = hold_room,
+                                          .shard_room = std::move(shard_room)},
                 Erased(std::move(seed)), /*complete=*/more_ == nullptr) {}
 
 ShardPrefetcher::~ShardPrefetcher() { Stop(); }

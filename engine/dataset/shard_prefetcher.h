@@ -24,12 +24,13 @@
 // one shard, and an in-order reader would otherwise wait for the whole
 // download of every next shard.
 //
-// With `hold_shards` (a single pass: a shard let go is not in any cache),
+// With `hold_room` (a single pass: a shard let go is not in any cache),
 // a passed shard with a later use beyond the window stays open for it
-// while fewer than hold_shards are so held; one let go past that is
-// opened for its later uses by `ranged_opener` (its samples read by
-// ranged reads, StreamShards::OpenRangedShard) rather than by `opener`
-// (PrefetchSchedule::Options::hold_shards).
+// while the shards so held fit in hold_room, each counted at `shard_room`
+// (the soonest used kept); one let go is opened for its later uses by
+// `ranged_opener` (its samples read by ranged reads,
+// StreamShards::OpenRangedShard) rather than by `opener`
+// (PrefetchSchedule::Options::hold_room).
 //
 // With `open_threads` > 1, that many shards are opened at once: helper
 // threads open the shards of later positions in the window (the thread
@@ -137,7 +138,8 @@ class ShardPrefetcher {
                   NextOrder next = nullptr, ShardMap seed = {}, bool keep_reused = false,
                   size_t open_threads = 1, TryOpener try_opener = nullptr,
                   MoreOrder more = nullptr, size_t look_ahead = SIZE_MAX,
-                  bool hold_first = false, std::optional<size_t> hold_shards = std::nullopt,
+                  bool hold_first = false, std::optional<uint64_t> hold_room = std::nullopt,
+                  std::function<uint64_t(size_t)> shard_room = nullptr,
                   Opener ranged_opener = nullptr);
   ~ShardPrefetcher();
   ShardPrefetcher(const ShardPrefetcher&) = delete;

@@ -682,7 +682,7 @@ void StreamShards::EndArrivals(const Publication& publication, const Status& sta
 Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optional<FileInfo>& zip,
                                          const ShardEntry& entry,
                                          std::chrono::nanoseconds* download,
-                                         Publication* publish) {
+                                         Publication* publish, std::string* etag) {
   if (entry.piece) {
     SLUICE_ASSIGN_OR_RETURN(std::string piece, ReadPiece(entry, download, {}));
     return ShardBytes::Of(std::move(piece));
@@ -701,13 +701,15 @@ Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optiona
       PublishArrivals(publish->item, arrived);
       publish->current = arrived;
     }
+    ObjectStated stated;
     Result<ShardBytes> got =
         remote_->FetchToMemory(key, stored.bytes, stream_.single_pass_part_size, arrived.get(),
-                               &receive_buffers_);
+                               &receive_buffers_, &stated);
     CountDownload(got.ok(), std::chrono::steady_clock::now() - start, download);
     if (got.ok()) {
       bytes_downloaded_ += got->size();
       bytes = std::move(*got);
+      if (etag != nullptr) *etag = std::move(stated.etag);
       break;
     }
     if (!download_retry_->ShouldRetry(got.status(), attempt)) return got.status();
@@ -747,9 +749,9 @@ Result<ShardBytes> StreamShards::ReceiveChecked(const FileInfo& raw,
                                                 const std::optional<FileInfo>& zip,
                                                 const ShardEntry& entry,
                                                 std::chrono::nanoseconds* download,
-                                                Publication* publish) {
+                                                Publication* publish, std::string* etag) {
   for (int fetches = 1;; ++fetches) {
-    Result<ShardBytes> got = Receive(raw, zip, entry, download, publish);
+    Result<ShardBytes> got = Receive(raw, zip, entry, download, publish, etag);
     if (got.ok() || !IsCorruption(got.status())) return got;
     // A piece asks for its listed version: read again, it is the same.
     if (entry.piece) return got.status();
@@ -774,8 +776,9 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenReceived(size_t shard, Sh
   std::optional<Publication> publish;
   if (Publishes(e, e.raw_data)) publish.emplace(Publication{data_item_[shard], nullptr});
   Result<std::unique_ptr<OpenedShard>> opened = [&]() -> Result<std::unique_ptr<OpenedShard>> {
+    std::string etag;
     Result<ShardBytes> data = ReceiveChecked(e.raw_data, e.zip_data, e, &timing->download,
-                                             publish ? &*publish : nullptr);
+                                             publish ? &*publish : nullptr, &etag);
     if (!data.ok()) return data.status().WithContext(receiving(e.raw_data));
     ShardBytes meta;
     if (meta_item_[shard] >= 0) {
@@ -783,7 +786,7 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenReceived(size_t shard, Sh
       if (!got.ok()) return got.status().WithContext(receiving(*e.raw_meta));
       meta = std::move(*got);
     }
-    KeepHead(shard, e, data->view());
+    KeepHead(shard, e, data->view(), std::move(etag));
     return OpenedShard::OpenInMemory(std::move(e), std::move(*data), std::move(meta));
   }();
   if (publish) EndArrivals(*publish, opened.status());
@@ -803,7 +806,8 @@ const SamplePeekHooks* RangedHooks(const ShardEntry& e) {
 
 }  // namespace
 
-void StreamShards::KeepHead(size_t shard, const ShardEntry& e, std::string_view data) {
+void StreamShards::KeepHead(size_t shard, const ShardEntry& e, std::string_view data,
+                            std::string etag) {
   const SamplePeekHooks* hooks = RangedHooks(e);
   if (hooks == nullptr) return;
   const DataSpan bounds = hooks->bounds_at(0);
@@ -811,7 +815,8 @@ void StreamShards::KeepHead(size_t shard, const ShardEntry& e, std::string_view 
   Result<DataSpan> first =
       hooks->sample_span(e, 0, data.substr(bounds.offset, bounds.length), e.raw_data.basename);
   if (!first.ok() || first->offset > data.size()) return;  // its open reports it
-  auto head = std::make_shared<const std::string>(data.substr(0, first->offset));
+  auto head = std::make_shared<const KeptHead>(
+      KeptHead{std::string(data.substr(0, first->offset)), std::move(etag)});
   std::lock_guard<std::mutex> lock(heads_mu_);
   heads_.try_emplace(shard, std::move(head));
 }
@@ -820,7 +825,7 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenRangedShard(size_t shard)
   if (!single_pass_ || !remote_ || shard >= index_->size()) return std::unique_ptr<OpenedShard>();
   ShardEntry e = index_->entry(shard);
   if (RangedHooks(e) == nullptr) return std::unique_ptr<OpenedShard>();
-  std::shared_ptr<const std::string> head;
+  std::shared_ptr<const KeptHead> head;
   {
     std::lock_guard<std::mutex> lock(heads_mu_);
     auto it = heads_.find(shard);
@@ -830,26 +835,39 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenRangedShard(size_t shard)
   const std::string key = RemoteKey(stream_, e.raw_data.basename);
   const std::string what = "single pass '" + root_ + "': reading shard " + std::to_string(shard) +
                            " '" + e.raw_data.basename + "' sample ";
-  // Each read names the size the index gives the file, as the shard's
-  // receive did: a file rewritten to another size since fails at the
-  // answer's head, before a byte of it is placed.
-  const ObjectVersion of_index("", e.raw_data.bytes);
+  // Each read names the size the index gives the file and the ETag the
+  // receive's answer stated, as the receive's own parts do: a file
+  // rewritten since, to another size or the same, fails before a byte of
+  // it is placed. Where the receive saw no ETag, the size is the check.
+  const ObjectVersion received(head->etag, e.raw_data.bytes);
   // Holds the remote and the counter, not this: the shard may outlive a
   // pass (a next epoch's seed).
-  OpenedShard::SpanReader read = [remote = remote_, key, what, of_index,
+  OpenedShard::SpanReader read = [remote = remote_, key, what, received,
                                   counted = ranged_bytes_](
                                      uint32_t i, const DataSpan& span) -> Result<std::string> {
+    const std::string url = remote->Describe() + "/" + key;
+    auto context = [&] {
+      return what + std::to_string(i) + " from " + url + " (bytes " +
+             std::to_string(span.offset) + "-" + std::to_string(span.offset + span.length - 1) +
+             ")";
+    };
+    ObjectStated now;
+    ObjectVersion asked = received;
+    asked.stated = &now;
     Result<std::string> got =
-        remote->GetRangeOnlyOfVersion(key, span.offset, span.length, of_index, {});
-    if (!got.ok()) {
-      return got.status().WithContext(what + std::to_string(i) + " from " + remote->Describe() +
-                                      "/" + key + " (bytes " + std::to_string(span.offset) + "-" +
-                                      std::to_string(span.offset + span.length - 1) + ")");
+        remote->GetRangeOnlyOfVersion(key, span.offset, span.length, asked, {});
+    if (!got.ok()) return got.status().WithContext(context());
+    // A store that reads any version (the web stores send no If-Match)
+    // answers the object as it is now: its ETag is compared here, as
+    // stores that send If-Match compare an answer's (SendRanged).
+    if (!received.etag.empty() && !now.etag.empty() && !SameEtag(now.etag, received.etag)) {
+      return ObjectVersionChangedError(url, received.etag, now.etag, span.offset, span.length)
+          .WithContext(context());
     }
     counted->fetch_add(got->size(), std::memory_order_relaxed);
     return got;
   };
-  return OpenedShard::OpenRanged(std::move(e), *head, std::move(read));
+  return OpenedShard::OpenRanged(std::move(e), head->bytes, std::move(read));
 }
 
 bool IsCorruption(const Status& s) {

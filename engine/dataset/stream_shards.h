@@ -134,6 +134,13 @@ class StreamShards {
   // stream, the shard, the sample and its URL and bytes.
   Result<std::unique_ptr<OpenedShard>> OpenRangedShard(size_t shard);
 
+  // The bytes shard `shard` takes held in memory by a single pass: its
+  // data and meta files' as the index gives them (uncompressed).
+  uint64_t HeldBytes(size_t shard) const {
+    const ShardRef e = index_->ref(shard);
+    return e.raw_data.bytes + (e.raw_meta ? e.raw_meta->bytes : 0);
+  }
+
   // Whether sample reads of shard `shard` may be peeked from the remote
   // (PeekSample) rather than wait for the shard: the stream has a remote,
   // no validate_hash (peeked bytes cannot be checked before the whole
@@ -272,8 +279,9 @@ class StreamShards {
       const ShardEntry& entry, const std::atomic<bool>* cancel, bool wait,
       ShardOpenTiming* timing);
   // Single pass: keeps `data`'s head (its bytes before shard `shard`'s
-  // first sample) for OpenRangedShard, where the shard could be read so.
-  void KeepHead(size_t shard, const ShardEntry& e, std::string_view data);
+  // first sample) for OpenRangedShard, where the shard could be read so,
+  // with `etag`, the ETag its receive's answer stated ("" for none).
+  void KeepHead(size_t shard, const ShardEntry& e, std::string_view data, std::string etag);
   // Single pass: shard `shard` received into memory and opened over it.
   Result<std::unique_ptr<OpenedShard>> OpenReceived(size_t shard, ShardEntry e,
                                                     ShardOpenTiming* timing);
@@ -289,14 +297,15 @@ class StreamShards {
   // `publish` (may be null; an uncompressed data file that Publishes): each
   // attempt's parts are published for ReadInFlight under its cache entry
   // as they arrive (PublishArrivals, publish->current); the caller ends
-  // the last (EndArrivals).
+  // the last (EndArrivals). `etag` (may be null): set to the ETag the
+  // store's answer stated for the bytes returned ("" where it stated none).
   Result<ShardBytes> ReceiveChecked(const FileInfo& raw, const std::optional<FileInfo>& zip,
                                      const ShardEntry& entry, std::chrono::nanoseconds* download,
-                                     Publication* publish = nullptr);
+                                     Publication* publish = nullptr, std::string* etag = nullptr);
   // ReceiveChecked's one attempt.
   Result<ShardBytes> Receive(const FileInfo& raw, const std::optional<FileInfo>& zip,
                               const ShardEntry& entry, std::chrono::nanoseconds* download,
-                              Publication* publish);
+                              Publication* publish, std::string* etag);
   // `arrived` is now what ReadInFlight reads for cache entry `item`; the
   // one it replaces (an earlier attempt's, or another receive's of the
   // same shard) is abandoned: its readers look again and find this one.
@@ -348,9 +357,14 @@ class StreamShards {
   // A single pass's receives in flight, by cache entry (under fills_mu_).
   std::unordered_map<size_t, std::shared_ptr<ArrivedBytes>> arrivals_;
   // Single pass: the heads KeepHead kept, by shard (a few bytes a
-  // sample: the index's own order of size), for the dataset's life.
+  // sample: the index's own order of size), for the dataset's life, each
+  // with the ETag its receive saw, which the shard's ranged reads ask for.
+  struct KeptHead {
+    std::string bytes;
+    std::string etag;
+  };
   std::mutex heads_mu_;
-  std::unordered_map<size_t, std::shared_ptr<const std::string>> heads_;
+  std::unordered_map<size_t, std::shared_ptr<const KeptHead>> heads_;
   // Bytes read by ranged shards' sample reads (shared with those shards,
   // which may outlive a pass).
   std::shared_ptr<std::atomic<uint64_t>> ranged_bytes_ =

@@ -616,20 +616,14 @@ size_t StreamingDataset::PassLookAhead(const IterationOptions& iteration) const 
       static_cast<size_t>(largest));
 }
 
-std::optional<size_t> StreamingDataset::PassHoldShards(int64_t num_workers) const {
-  uint64_t largest = 0;
+std::optional<uint64_t> StreamingDataset::PassHoldBytes(int64_t num_workers) const {
+  bool any = false;
   for (size_t s = 0; s < options_.streams.size() && s < indexes_.size(); ++s) {
-    if (!ReadsInSinglePass(options_.streams[s])) continue;
-    const ShardTable& index = *indexes_[s];
-    for (size_t i = 0; i < index.size(); ++i) {
-      const ShardRef e = index.ref(i);
-      largest = std::max(largest, e.raw_data.bytes + (e.raw_meta ? e.raw_meta->bytes : 0));
-    }
+    any = any || (ReadsInSinglePass(options_.streams[s]) && indexes_[s]->size() > 0);
   }
-  if (largest == 0) return std::nullopt;
+  if (!any) return std::nullopt;
   // Every rank of the node and each of its workers holds shards of its own.
-  return static_cast<size_t>(options_.single_pass_memory_bytes(NodeReaders(num_workers)) /
-                             largest);
+  return options_.single_pass_memory_bytes(NodeReaders(num_workers));
 }
 
 Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64_t worker,
@@ -671,7 +665,7 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
   for (const std::unique_ptr<StreamShards>& s : shards_->streams()) {
     s->KeepReceiveBuffers(iteration.open_threads);
   }
-  iteration.hold_shards = PassHoldShards(num_workers);
+  iteration.hold_bytes = PassHoldBytes(num_workers);
   // In windows when the worker's plan is larger than a window (with
   // skipped steps ahead, the rank's order in windows dealt to its workers).
   bool windowed = false;

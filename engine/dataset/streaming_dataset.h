@@ -346,11 +346,10 @@ class StreamingDataset {
   // How far past its window a pass in windows looks ahead, at most
   // (PrefetchSchedule::LookAheadReach of the largest shard).
   size_t PassLookAhead(const IterationOptions& iteration) const;
-  // How many shards a pass holds for a use beyond its window
-  // (IterationOptions::hold_shards): single_pass_memory over the largest
-  // shard (data and meta files) of a stream read in a single pass; unset
-  // when no stream is.
-  std::optional<size_t> PassHoldShards(int64_t num_workers) const;
+  // The bytes of shards a pass holds for a use beyond its window
+  // (IterationOptions::hold_bytes): single_pass_memory (a reader's share
+  // of the node's); unset when no stream is read in a single pass.
+  std::optional<uint64_t> PassHoldBytes(int64_t num_workers) const;
   // The node's reader processes: its ranks times each rank's `num_workers`
   // (at least one each), every one with its own requests and shards.
   uint64_t NodeReaders(int64_t num_workers) const;

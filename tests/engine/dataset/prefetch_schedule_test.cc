@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,17 +95,17 @@ TEST(PrefetchSchedule, AShardTheConsumerPassedBeforeTheScanOpenedItIsDroppedOnce
   EXPECT_EQ(s.open_shards(), 1u);
 }
 
-// A single pass (hold_shards set): shards 0 and 1 are each read again far
+// A single pass (hold_room set, 1 a shard): shards 0 and 1 are each read again far
 // beyond the window of 2. With room for one held shard, the first to be
 // passed (0) is held for its next use, and 1 is let go (LetGo: its later
 // uses read by ranged reads); with none, both are let go; without
-// hold_shards (not a single pass) neither is held nor let go.
+// hold_room (not a single pass) neither is held nor let go.
 TEST(PrefetchSchedule, ASinglePassHoldsPassedShardsForTheirNextUseWithinItsBudget) {
   const std::vector<size_t> order{0, 1, 2, 2, 2, 2, 2, 2, 0, 1};
   for (const std::optional<size_t> hold : {std::optional<size_t>(), std::optional<size_t>(0),
                                            std::optional<size_t>(1)}) {
     const std::string what = hold ? "hold " + std::to_string(*hold) : "no hold";
-    PrefetchSchedule s(order, {.window = 2, .keep_reused = true, .hold_shards = hold}, {});
+    PrefetchSchedule s(order, {.window = 2, .keep_reused = true, .hold_room = hold}, {});
     OpenAtScan(s);
     OpenAtScan(s);
     EXPECT_TRUE(s.MoveConsumer(1, 2));  // shard 0 passed: held or not
@@ -127,6 +129,77 @@ TEST(PrefetchSchedule, ASinglePassHoldsPassedShardsForTheirNextUseWithinItsBudge
       EXPECT_EQ(s.scan(), 8u) << what;  // shard 0 to open again
     }
   }
+}
+
+// A single pass played through by one consumer reading a position at a
+// time (window 2): every shard the scan opens is received whole (one GET)
+// unless it was let go (LetGo), and then each of its positions read is one
+// ranged GET of its sample. Returns the GETs; `received`: the shards
+// received whole, in order; `held`: those ever held for a later use.
+size_t PassGets(const std::vector<size_t>& order, uint64_t hold_room,
+                std::function<uint64_t(size_t)> shard_room, std::vector<size_t>* received,
+                std::set<size_t>* held) {
+  struct Opened {
+    size_t shard;
+    bool ranged;
+  };
+  PrefetchSchedule s(order, {.window = 2, .keep_reused = true, .hold_room = hold_room,
+                             .shard_room = std::move(shard_room)},
+                     {});
+  size_t gets = 0;
+  for (size_t c = 0; c < order.size(); ++c) {
+    s.MoveConsumer(c, c);
+    for (s.WalkOpen(); !s.WindowFull() && s.scan() < order.size(); s.WalkOpen()) {
+      const size_t shard = s.shard_of(s.scan());
+      const bool ranged = s.LetGo(shard);
+      if (!ranged) {
+        ++gets;
+        received->push_back(shard);
+      }
+      s.OpenedAtScan(std::make_shared<const Opened>(Opened{shard, ranged}));
+    }
+    for (size_t g = 0; g < order.size(); ++g) {
+      if (s.Held(g)) held->insert(g);
+    }
+    EXPECT_GT(s.scan(), c);
+    const auto* at = static_cast<const Opened*>(s.At(c));
+    EXPECT_EQ(at->shard, order[c]) << "position " << c;
+    if (at->ranged) ++gets;
+  }
+  return gets;
+}
+
+// Shards of very different sizes (0 and the filler 4: 100 bytes; 1-3: 30
+// each) with room for 100 bytes: 1, 2 and 3, passed first, are held
+// together (90 bytes), and 0 does not fit, so it is let go. Counted at the
+// largest shard's size, only 1 was held, and 2, 3 and 0 were let go: 5
+// receives and 3 ranged sample reads.
+TEST(PrefetchSchedule, ASinglePassCountsEachHeldShardAtItsOwnSize) {
+  const std::vector<size_t> order{1, 2, 3, 0, 4, 4, 4, 4, 4, 4, 1, 2, 3, 0};
+  auto room = [](size_t shard) -> uint64_t { return shard == 0 || shard == 4 ? 100 : 30; };
+  std::vector<size_t> received;
+  std::set<size_t> held;
+  const size_t gets = PassGets(order, 100, room, &received, &held);
+  EXPECT_EQ(held, (std::set<size_t>{1, 2, 3}));
+  EXPECT_EQ(received, (std::vector<size_t>{1, 2, 3, 0, 4}));
+  EXPECT_EQ(gets, 5u + 1u);  // five receives, and shard 0's last sample by a ranged read
+}
+
+// Room for one shard: shard 0 is passed first and used once more at the
+// end; shard 1 is passed next and used three times soon after; shard 2
+// is passed after those three and used four times more. The shard used
+// soonest is kept (Belady's rule): 0 is let go for 1, and 2 is held once
+// the scan has met 1's use: 3 receives and 1 ranged sample read (0's).
+// Holding the first to ask kept 0 to the end and let 1 and 2 go: 3
+// receives and 3 + 4 ranged sample reads.
+TEST(PrefetchSchedule, ASinglePassPastItsRoomKeepsTheShardsUsedSoonest) {
+  const std::vector<size_t> order{0, 1, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 0};
+  std::vector<size_t> received;
+  std::set<size_t> held;
+  const size_t gets = PassGets(order, 1, nullptr, &received, &held);
+  EXPECT_EQ(received, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(held, (std::set<size_t>{0, 1, 2}));  // 0 until 1 took its place
+  EXPECT_EQ(gets, 3u + 1u);
 }
 
 TEST(PrefetchSchedule, AShardReusedWithinAWindowStaysOpenWithoutALimit) {

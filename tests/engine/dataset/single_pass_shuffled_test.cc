@@ -199,5 +199,69 @@ TEST(SinglePassShuffled, ARangedSampleReadOfAShardRewrittenSinceItsReceiveFails)
   EXPECT_NE(text.find(" bytes, index.json says "), std::string::npos) << text;
 }
 
+// The same over a server that states ETags (as nginx does), each shard
+// rewritten at the same size (its last byte changed) right after its whole
+// receive: the size checks nothing, so the later samples' ranged reads
+// name the ETag the receive saw, and the first of them fails with the
+// store's changed-object error naming the shard's URL, the answer's ETag
+// and the received one. Before, they named the size alone and the pass
+// served the rewritten file's bytes.
+TEST(SinglePassShuffled, ARangedSampleReadOfAShardRewrittenAtTheSameSizeFailsOnItsETag) {
+  Shards s;
+  ASSERT_NO_FATAL_FAILURE(MakeShards(&s));
+  TailHoldingServer server(s.remote.path(), "none", 0);
+  server.StateEtags();
+  ScratchDir cache;
+  DatasetOptions o = Shuffled(s, cache, server.url(), true);
+  o.single_pass_memory = s.largest;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 1).ok());
+  std::map<std::string, std::string> rewritten;  // by "/" + basename: the new bytes
+  int64_t id = 0;
+  std::vector<SampleFields> fields;
+  Result<size_t> n = size_t{0};
+  for (size_t served = 0;; served += *n) {
+    for (const TailHoldingServer::Answered& a : server.AnsweredGets()) {
+      if (!s.bytes.count(a.target) || a.first != 0 || a.bytes != s.bytes.at(a.target).size() ||
+          rewritten.count(a.target)) {
+        continue;
+      }
+      std::string changed = s.bytes.at(a.target);
+      changed.back() = static_cast<char>(changed.back() ^ 0xff);
+      ASSERT_TRUE(WriteFileAtomic(s.remote.path() + a.target, changed).ok());
+      rewritten[a.target] = std::move(changed);
+    }
+    n = (*ds)->NextBatch(1, &id, &fields);
+    if (!n.ok() || *n == 0) break;
+    ASSERT_LT(served, 3000u);
+  }
+  ASSERT_FALSE(n.ok()) << "the pass read every sample of the rewritten shards";
+  EXPECT_EQ(n.status().code(), StatusCode::kCorrupt) << n.status().ToString();
+  const std::string& text = n.status().message();
+  // The shard and sample it names, then the exact text for them.
+  const size_t named = text.find("' sample ");
+  ASSERT_NE(named, std::string::npos) << text;
+  const size_t quote = text.rfind('\'', named - 1);
+  const std::string target = "/" + text.substr(quote + 1, named - quote - 1);
+  ASSERT_TRUE(rewritten.count(target)) << text;
+  const uint32_t i = static_cast<uint32_t>(std::stoul(text.substr(named + 9)));
+  const std::string& shard = s.bytes.at(target);
+  const uint64_t first = Offset(shard, i), end = Offset(shard, i + 1);
+  const std::string url = server.url() + target;
+  const size_t at = text.find("single pass '");
+  ASSERT_NE(at, std::string::npos) << text;
+  const size_t shard_number = std::stoul(text.substr(text.find("reading shard ", at) + 14));
+  EXPECT_EQ(text.substr(at),
+            "single pass '" + cache.path() + "': reading shard " +
+                std::to_string(shard_number) + " '" + target.substr(1) + "' sample " +
+                std::to_string(i) + " from " + url + " (bytes " + std::to_string(first) + "-" +
+                std::to_string(end - 1) + "): " + url + ": changed since it was listed (ETag " +
+                TailHoldingServer::EtagOf(rewritten.at(target)) + ", listed " +
+                TailHoldingServer::EtagOf(shard) + "); bytes " + std::to_string(first) + ".." +
+                std::to_string(end) + " not read")
+      << text;
+}
+
 }  // namespace
 }  // namespace sluice

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 
 #include "base/file.h"
@@ -30,6 +31,17 @@ TailHoldingServer::TailHoldingServer(std::string root, std::string held, uint64_
       cv_.notify_all();
     }
   });
+}
+
+std::string TailHoldingServer::EtagOf(std::string_view bytes) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  return "\"" + std::string(hex) + "\"";
 }
 
 void TailHoldingServer::Release() {
@@ -124,16 +136,19 @@ void TailHoldingServer::Serve(int c) {
   }
   const uint64_t size = body->size();
   const std::string total = std::to_string(size);
+  // In every answer but a held GET's (StateEtags).
+  const std::string etag = states_etags_ ? "ETag: " + EtagOf(*body) + "\r\n" : "";
   if (method == "HEAD") {
-    listener_.SendAll(c, "HTTP/1.1 200 OK\r\nContent-Length: " + total +
-                             "\r\nConnection: close\r\n\r\n");
+    listener_.SendAll(c, "HTTP/1.1 200 OK\r\nContent-Length: " + total + "\r\n" + etag +
+                             "Connection: close\r\n\r\n");
     ::close(c);
     return;
   }
   std::string out;
   const size_t r = lower.find("\r\nrange: bytes=");
   if (r == std::string::npos) {
-    out = "HTTP/1.1 200 OK\r\nContent-Length: " + total + "\r\nConnection: close\r\n\r\n" + *body;
+    out = "HTTP/1.1 200 OK\r\nContent-Length: " + total + "\r\n" + etag +
+          "Connection: close\r\n\r\n" + *body;
     Log(target, 0, size);
   } else {
     const char* at = request.c_str() + r + 15;
@@ -160,8 +175,8 @@ void TailHoldingServer::Serve(int c) {
       const uint64_t last = std::min(last_asked, size - 1);
       out = "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes " + std::to_string(first) +
             "-" + std::to_string(last) + "/" + total +
-            "\r\nContent-Length: " + std::to_string(last - first + 1) +
-            "\r\nConnection: close\r\n\r\n" + body->substr(first, last - first + 1);
+            "\r\nContent-Length: " + std::to_string(last - first + 1) + "\r\n" + etag +
+            "Connection: close\r\n\r\n" + body->substr(first, last - first + 1);
       Log(target, first, last - first + 1);
     }
   }

@@ -16,7 +16,8 @@
 // connection there (a part cut short after some of its bytes came); a
 // GET starting at or past `hold_from` is held as without it. One thread
 // per connection (LoopbackListener); Stop() (and the destructor) joins
-// them.
+// them. A web server's answers state no ETag unless StateEtags was called
+// (nginx's do: a file rewritten at the same size then shows).
 #pragma once
 
 #include <atomic>
@@ -45,6 +46,14 @@ class TailHoldingServer {
 
   void Release();
   void Fail();
+  // From now on every answer to a HEAD, or to a GET not held, states the
+  // ETag of the file's bytes as they are when it is answered (EtagOf), as
+  // a web server's does; If-Match is not looked at (the web store sends
+  // none).
+  void StateEtags() { states_etags_ = true; }
+  // The ETag StateEtags states for a file of `bytes`: "\"" 16 hex digits of
+  // their FNV-1a 64 "\"".
+  static std::string EtagOf(std::string_view bytes);
   bool released() const;
   // The held requests' ranges [first, last] (inclusive, as asked), in order.
   std::vector<std::pair<uint64_t, uint64_t>> HeldRanges() const;
@@ -77,6 +86,7 @@ class TailHoldingServer {
   const uint64_t hold_from_;
   const bool send_before_hold_;
   std::atomic<bool> stop_{false};  // wakes held GETs before the listener joins them
+  std::atomic<bool> states_etags_{false};
   mutable std::mutex mu_;
   std::condition_variable cv_;
   Hold hold_ = Hold::kHeld;
