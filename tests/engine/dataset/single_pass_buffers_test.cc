@@ -26,13 +26,13 @@ using testing::ScratchDir;
 using testing::TailHoldingServer;
 
 // 6,000 samples of 40..240 bytes in shards of about 32 KiB: two dozen.
-struct Shards {
+struct PooledShards {
   ScratchDir remote, cache;
   std::unique_ptr<DatasetReader> reader;
   size_t count = 0;
 };
 
-void MakeShards(Shards* s, std::optional<std::string> compression = std::nullopt) {
+void MakePooledShards(PooledShards* s, std::optional<std::string> compression = std::nullopt) {
   testing::WriteSyntheticMds(s->remote.path(), 6000, uint64_t{32} << 10, compression);
   auto reader = DatasetReader::Open(s->remote.path());
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
@@ -42,7 +42,7 @@ void MakeShards(Shards* s, std::optional<std::string> compression = std::nullopt
 }
 
 // In order, two shards received at once, each in one request, no peek.
-DatasetOptions InOrder(const Shards& s, const std::string& url) {
+DatasetOptions InOrder(const PooledShards& s, const std::string& url) {
   DatasetOptions o = testing::OneStreamOptions(s.remote.path(), s.cache.path());
   o.streams[0].remote = url;
   o.streams[0].single_pass = true;
@@ -60,7 +60,7 @@ ShardBufferPool::Counters Since(const ShardBufferPool::Counters& before) {
 }
 
 // The shards' GETs the server has answered.
-size_t ShardGets(const TailHoldingServer& server) {
+size_t ShardGetCount(const TailHoldingServer& server) {
   size_t n = 0;
   for (const TailHoldingServer::Answered& a : server.AnsweredGets()) {
     if (a.target.find(".mds") != std::string::npos) ++n;
@@ -71,7 +71,7 @@ size_t ShardGets(const TailHoldingServer& server) {
 // An in-order single pass of s's shards from a loopback server, every
 // sample's bytes checked: the buffers its receives took from the pools,
 // into *used, and the shards' GETs, into *gets.
-void ReadInOrder(const Shards& s, ShardBufferPool::Counters* used, size_t* gets) {
+void ReadInOrder(const PooledShards& s, ShardBufferPool::Counters* used, size_t* gets) {
   TailHoldingServer server(s.remote.path(), "none", 0);
   const ShardBufferPool::Counters before = ShardBufferPool::ProcessCountersForTesting();
   auto ds = StreamingDataset::Open(InOrder(s, server.url()));
@@ -86,12 +86,12 @@ void ReadInOrder(const Shards& s, ShardBufferPool::Counters* used, size_t* gets)
     ASSERT_EQ(bytes[k], testing::FieldBytes(reference)) << k;
   }
   *used = Since(before);
-  *gets = ShardGets(server);
+  *gets = ShardGetCount(server);
 }
 
 TEST(SinglePassBuffers, AnInOrderPassAllocatesAHandfulOfBuffersForAllItsShards) {
-  Shards s;
-  ASSERT_NO_FATAL_FAILURE(MakeShards(&s));
+  PooledShards s;
+  ASSERT_NO_FATAL_FAILURE(MakePooledShards(&s));
   ShardBufferPool::Counters used;
   size_t gets = 0;
   ASSERT_NO_FATAL_FAILURE(ReadInOrder(s, &used, &gets));
@@ -110,8 +110,8 @@ TEST(SinglePassBuffers, AnInOrderPassAllocatesAHandfulOfBuffersForAllItsShards) 
 // decompressed into another; the zip's goes back as soon as it is
 // decompressed.
 TEST(SinglePassBuffers, AnInOrderPassOfZstdShardsReusesTheZipsAndTheShardsBuffers) {
-  Shards s;
-  ASSERT_NO_FATAL_FAILURE(MakeShards(&s, "zstd"));
+  PooledShards s;
+  ASSERT_NO_FATAL_FAILURE(MakePooledShards(&s, "zstd"));
   ShardBufferPool::Counters used;
   size_t gets = 0;
   ASSERT_NO_FATAL_FAILURE(ReadInOrder(s, &used, &gets));
@@ -122,8 +122,8 @@ TEST(SinglePassBuffers, AnInOrderPassOfZstdShardsReusesTheZipsAndTheShardsBuffer
 }
 
 TEST(SinglePassBuffers, ABatchsViewsKeepTheirBytesWhileLaterShardsReuseBuffers) {
-  Shards s;
-  ASSERT_NO_FATAL_FAILURE(MakeShards(&s));
+  PooledShards s;
+  ASSERT_NO_FATAL_FAILURE(MakePooledShards(&s));
   TailHoldingServer server(s.remote.path(), "none", 0);
   auto ds = StreamingDataset::Open(InOrder(s, server.url()));
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
@@ -154,12 +154,12 @@ TEST(SinglePassBuffers, ABatchsViewsKeepTheirBytesWhileLaterShardsReuseBuffers) 
   // passed ones left (whether before the last batch or after depends on
   // how far ahead the prefetcher ran).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while ((Since(before).reused == 0 || ShardGets(server) < 5) &&
+  while ((Since(before).reused == 0 || ShardGetCount(server) < 5) &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_GT(Since(before).reused, 0u) << "no shard was received into a reused buffer";
-  ASSERT_GE(ShardGets(server), 5u);
+  ASSERT_GE(ShardGetCount(server), 5u);
   // Each sample's views show exactly its bytes.
   for (size_t k = 0; k < n; ++k) {
     SampleFields reference;
