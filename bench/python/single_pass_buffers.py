@@ -7,7 +7,7 @@ large buffers, counted by big_alloc_count.c preloaded; a buffer reused from
 a pool or from the process's recycling is not counted).
 
     PYTHONPATH=bindings/python /usr/bin/python3 bench/python/single_pass_buffers.py \\
-        --library main=/tmp/main.so --library new=build-rel/bindings/c/libsluice.so.4 \\
+        --library main=$MAIN_LIBRARY --library new=build-rel/bindings/c/libsluice.so.4 \\
         [--samples 4000] [--compression zstd] [--shuffled] [--runs 3]
 
 With --compression the shards are written compressed (every sample holds
