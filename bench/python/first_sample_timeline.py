@@ -3,7 +3,8 @@
 and as WebDataset tar shards (webdataset_peer.py) on a loopback nginx, behind
 delay_proxy.py (15 ms to first byte, 100 MB/s a connection) run in this
 process so that each request it carries is logged (parquet_first_row_timeline's
-LoggedConnection). Each run is a fresh process per reader, in order, an
+LoggedConnection). Each run is a fresh process per reader, in order (or,
+with --shuffle, shuffled as cold_first_sample.py shuffles each), an
 empty cache for Sluice (cold_first_sample.CHILD, with each --keys JSON as its
 engine keys), interleaved; for each run it prints every request sent before
 the first sample was in hand (method and path, Range, when it was sent, its
@@ -12,7 +13,7 @@ the medians.
 
     SLUICE_LIBRARY=build/bindings/c/libsluice.so.4 PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/first_sample_timeline.py [--runs 5] \\
-        [--keys '{}' --keys '{"guess_first_shard": false}'] [--warm-index]
+        [--keys '{}' --keys '{"guess_first_shard": false}'] [--warm-index] [--shuffle]
 
 WebDataset comes from registry_peers.py's venv (filled on first use).
 """
@@ -51,9 +52,9 @@ def show(name, first, at):
                   f'{ms["last"]:6.1f} ms  {e["bytes"]:>10,} B  {e["line"]}  {e["range"]}')
 
 
-def sluice_first(base, work, keys, warm_index=None):
+def sluice_first(base, work, keys, warm_index=None, shuffle=False):
     """(seconds to the first sample, the wall clock then) of a fresh Sluice
-    process reading `base`/data in order, cold, with engine keys `keys`;
+    process reading `base`/data in order (or shuffled), cold, with engine keys `keys`;
     with `warm_index` (a path), its cache folder holds that index.json
     first: a node's earlier copy, its shards not cached."""
     cache = tempfile.mkdtemp(dir=work)
@@ -61,7 +62,7 @@ def sluice_first(base, work, keys, warm_index=None):
         shutil.copy(warm_index, os.path.join(cache, 'index.json'))
     try:
         out = subprocess.run([sys.executable, '-c', cold_first_sample.CHILD, f'{base}/data', cache,
-                              '0', '0', '0', keys], capture_output=True, text=True, check=True)
+                              '1' if shuffle else '0', '0', '0', keys], capture_output=True, text=True, check=True)
     finally:
         shutil.rmtree(cache)
     first, _, _, at, _ = map(float, out.stdout.strip().splitlines()[-1].split())
@@ -78,6 +79,9 @@ def main():
     ap.add_argument('--warm-index', action='store_true',
                     help="also a Sluice row whose cache holds index.json (warm index, cold "
                          "shards: a restart's case), interleaved")
+    ap.add_argument('--shuffle', action='store_true',
+                    help='shuffled epochs instead of in order (each reader as cold_first_sample.py '
+                         'shuffles it)')
     args = ap.parse_args()
     delay_proxy.Connection = Logged
     work = tempfile.mkdtemp(prefix='sluice-first-timeline-')
@@ -98,19 +102,20 @@ def main():
             for _ in range(args.runs):
                 for keys in args.keys or ['{}']:
                     Logged.log.clear()
-                    first, at = sluice_first(base, work, keys)
+                    first, at = sluice_first(base, work, keys, shuffle=args.shuffle)
                     time.sleep(0.05)  # the proxy's threads note the last bytes
                     rows.setdefault(f'sluice {keys}', []).append(first)
                     show(f'sluice {keys}', first, at)
                     if args.warm_index:
                         Logged.log.clear()
                         first, at = sluice_first(base, work, keys,
-                                                 os.path.join(work, 'www', 'data', 'index.json'))
+                                                 os.path.join(work, 'www', 'data', 'index.json'),
+                                                 shuffle=args.shuffle)
                         time.sleep(0.05)
                         rows.setdefault(f'sluice {keys}, warm index', []).append(first)
                         show(f'sluice {keys}, warm index', first, at)
                 Logged.log.clear()
-                first, at = webdataset_peer.webdataset_time(site, urls, False, args.samples,
+                first, at = webdataset_peer.webdataset_time(site, urls, args.shuffle, args.samples,
                                                             payload, at=True)
                 time.sleep(0.05)
                 rows.setdefault('webdataset', []).append(first)
