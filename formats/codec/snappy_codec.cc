@@ -10,6 +10,7 @@
 
 #include "formats/codec/codec_internal.h"
 #include "formats/codec/snappy_pieces.h"
+#include "formats/codec/snappy_prefix.h"
 
 namespace sluice::codec_internal {
 
@@ -289,6 +290,46 @@ bool SnappyPieces(std::string_view data, char* scratch, uint64_t capacity, Snapp
     add(std::string_view(dst, t.length), true);
   }
   return produced == declared;
+}
+
+bool SnappyPrefix::Start(std::string_view data, char* out, uint64_t capacity) {
+  size_t declared = 0;
+  const size_t header = codec_internal::HeaderLength(data);
+  failed_ = header == 0 || !snappy::GetUncompressedLength(data.data(), data.size(), &declared) ||
+            declared > capacity;
+  data_ = data;
+  out_ = out;
+  pos_ = header;
+  declared_ = failed_ ? 0 : declared;
+  produced_ = 0;
+  return !failed_;
+}
+
+bool SnappyPrefix::DecodeTo(uint64_t bytes) {
+  if (failed_) return false;
+  const uint64_t want = std::min(bytes, declared_);
+  const auto* p = reinterpret_cast<const unsigned char*>(data_.data());
+  const size_t n = data_.size();
+  while (produced_ < want) {
+    codec_internal::Tag t;
+    if (pos_ >= n || !codec_internal::NextTag(p, n, &pos_, &t) || t.length > declared_ - produced_ ||
+        (!t.is_literal && (t.offset == 0 || t.offset > produced_))) {
+      failed_ = true;
+      return false;
+    }
+    char* const dst = out_ + produced_;
+    if (t.is_literal) {
+      std::memcpy(dst, data_.data() + t.literal, t.length);
+    } else if (t.offset >= t.length) {
+      std::memcpy(dst, dst - t.offset, t.length);
+    } else {
+      // An overlapping copy repeats its first `offset` bytes.
+      for (uint64_t i = 0; i < t.length; ++i) dst[i] = dst[i - t.offset];
+    }
+    produced_ += t.length;
+  }
+  if (produced_ == declared_ && pos_ != n) failed_ = true;  // bytes after the last tag
+  return !failed_;
 }
 
 }  // namespace sluice

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "formats/codec/snappy_prefix.h"
 #include "formats/parquet/encoding/plain.h"
 #include "formats/parquet/encoding/plain_pieces.h"
 #include "formats/parquet/encoding/rle_bit_packed.h"
@@ -34,8 +35,9 @@ class ChunkDecoder {
                context_, options.pages) {}
 
   // The checks and reservations before any page; then, when first_row > 0,
-  // the pages wholly before that row's are skipped (SkipTo).
-  Status Start(uint64_t first_row) {
+  // the pages wholly before that row's are skipped (SkipTo). `cursor`: a
+  // ColumnChunkCursor's, which may leave its dictionary page compressed.
+  Status Start(uint64_t first_row, bool cursor) {
     const ByteRange range = footer_.chunk_ranges[rg_][field_.first_leaf];
     if (chunk_.size() != range.size) {
       return InvalidArgumentError(context_ + ": given " + std::to_string(chunk_.size()) +
@@ -58,6 +60,10 @@ class ChunkDecoder {
     // Byte arrays of snappy pages of incompressible values are read where
     // they lie in the chunk, not copied out (DataPage's `pieces`).
     if (out_.width == 0 && meta_.codec == CompressionCodec::kSnappy) pages_.DeferSnappyPieces();
+    if (cursor && out_.width == 0 && meta_.codec == CompressionCodec::kSnappy &&
+        options_.lazy_dictionary_step_levels > 0) {
+      pages_.DeferSnappyDictionaries();
+    }
     assembler_.emplace(field_, leaf_, &out_);
     if (!out_.lists.empty()) {
       // The outer list has a slot per row: room for them at once, not
@@ -88,6 +94,8 @@ class ChunkDecoder {
     step_ = row == UINT64_MAX || options_.lazy_step_levels == 0
                 ? SIZE_MAX
                 : static_cast<size_t>(options_.lazy_step_levels);
+    binary_step_ = row == UINT64_MAX ? SIZE_MAX
+                                     : static_cast<size_t>(options_.lazy_dictionary_step_levels);
     bool decoded = false;
     while (!done_ && EndRow() <= row) {
       Status s = open_page_ ? ContinuePage() : NextPage();
@@ -106,6 +114,9 @@ class ChunkDecoder {
   const ColumnBuffer& buffer() const { return out_; }
   size_t data_pages() const { return data_pages_; }
   uint64_t levels_decoded() const { return assembler_ ? assembler_->levels_seen() : 0; }
+  uint64_t dictionary_bytes_decompressed() const {
+    return lazy_dictionary_ ? lazy_dictionary_->produced() : dictionary_whole_;
+  }
   uint64_t HeldBytes() const {
     return out_.HeldBytes() + (done_ ? 0 : pages_.page_buffer_bytes() + values_.size());
   }
@@ -136,6 +147,8 @@ class ChunkDecoder {
 
   Status Finish() {
     SLUICE_RETURN_IF_ERROR(FindPendingByteArrays());
+    // A dictionary left compressed is checked whole, as if decoded at its page.
+    SLUICE_RETURN_IF_ERROR(WholeDictionary());
     if (entries_ != static_cast<uint64_t>(meta_.num_values)) {
       return CorruptError(context_ + ": the pages hold " + std::to_string(entries_) +
                           " values, the chunk's metadata says " + std::to_string(meta_.num_values));
@@ -259,6 +272,7 @@ class ChunkDecoder {
       return UnimplementedError("dictionary page encoded as " + EncodingName(h.encoding));
     }
     const auto count = static_cast<size_t>(h.num_values);
+    if (page.left_compressed) return StartLazyDictionary(page, count);
     if (!page.pieces.empty()) {
       // A byte-array dictionary in pieces (DeferSnappyPieces): its values
       // read in place as a data page's are, else decompressed as any page.
@@ -280,6 +294,78 @@ class ChunkDecoder {
     Keep(page);
     have_dictionary_ = true;
     return Status::Ok();
+  }
+
+  // A dictionary page of byte arrays left compressed (DeferSnappyDictionaries):
+  // its entries are found as far as the data pages' indices reach
+  // (DictionaryThrough). Any fault there is reported by the whole page's
+  // decoders, as if at its page (LazyDictionaryError).
+  Status StartLazyDictionary(Page& page, size_t count) {
+    lazy_dictionary_.emplace();
+    lazy_dictionary_page_ = page.file_offset;
+    lazy_dictionary_compressed_ = page.compressed;
+    lazy_dictionary_body_ = page.space;
+    lazy_dictionary_size_ = page.space_size;
+    dictionary_parsed_ = 0;
+    dictionary_pos_ = 0;
+    pages_.KeepLastPage();  // its space, written later
+    have_dictionary_ = true;
+    dictionary_.count = count;
+    if (!lazy_dictionary_->Start(page.compressed, page.space, page.space_size) ||
+        lazy_dictionary_->size() != page.space_size || count > page.space_size / 4) {
+      return LazyDictionaryError();
+    }
+    dictionary_.binary.resize(count);
+    return Status::Ok();
+  }
+
+  // The first `entries` of a dictionary left compressed found.
+  Status DictionaryThrough(size_t entries) {
+    if (!lazy_dictionary_) return Status::Ok();
+    SnappyPrefix& snappy = *lazy_dictionary_;
+    const uint64_t size = snappy.size();
+    const char* body = lazy_dictionary_body_;
+    while (dictionary_parsed_ < entries) {
+      const uint64_t pos = dictionary_pos_;
+      if (size - pos < 4 || !snappy.DecodeTo(pos + 4)) return LazyDictionaryError();
+      uint32_t length;
+      std::memcpy(&length, body + pos, 4);  // little-endian, as PLAIN stores it
+      if (length > uint32_t{INT32_MAX} || length > size - pos - 4 ||
+          !snappy.DecodeTo(pos + 4 + length)) {
+        return LazyDictionaryError();
+      }
+      dictionary_.binary[dictionary_parsed_++] = std::string_view(body + pos + 4, length);
+      dictionary_pos_ = pos + 4 + length;
+    }
+    return Status::Ok();
+  }
+
+  // Every entry of a dictionary left compressed, and the rest of its block.
+  Status WholeDictionary() {
+    if (!lazy_dictionary_) return Status::Ok();
+    SLUICE_RETURN_IF_ERROR(DictionaryThrough(dictionary_.count));
+    if (!lazy_dictionary_->DecodeTo(lazy_dictionary_->size())) return LazyDictionaryError();
+    dictionary_whole_ = lazy_dictionary_->size();
+    lazy_dictionary_.reset();
+    return Status::Ok();
+  }
+
+  // The error of a dictionary left compressed: the page decompressed whole
+  // by the page reader and decoded by DecodeDictionaryPage, as at its page.
+  // (Under the reader's exclusive lock: the bytes of entries already found
+  // are written again, the same.)
+  Status LazyDictionaryError() {
+    Page page;
+    page.file_offset = lazy_dictionary_page_;
+    page.left_compressed = true;
+    page.compressed = lazy_dictionary_compressed_;
+    page.space = lazy_dictionary_body_;
+    page.space_size = lazy_dictionary_size_;
+    const std::string where = pages_.Where(page.file_offset);
+    Status s = pages_.Materialize(&page);
+    if (s.ok()) s = DecodeDictionaryPage(page.body, dictionary_.count, leaf_).status();
+    if (s.ok()) s = InternalError("a dictionary page left compressed failed, then decoded whole");
+    return s.message().rfind(context_, 0) == 0 ? s : s.WithContext(where);
   }
 
   // The decoder of levels of `max` at the start of `*body` (v1: with their
@@ -329,18 +415,24 @@ class ChunkDecoder {
     std::optional<DictionaryFixedValues> values;
     std::string where;  // the page, for errors
     size_t run = SIZE_MAX;  // its values' run in out_.fixed_runs
+    size_t step = SIZE_MAX;  // level entries a step
   };
 
+  // Byte arrays step whenever their dictionary is left compressed, so that
+  // a page finds only the entries its rows read index.
   bool Steps(Encoding encoding, size_t n) const {
-    return out_.width > 0 && step_ < n && have_dictionary_ &&
-           (encoding == Encoding::kRleDictionary || encoding == Encoding::kPlainDictionary) &&
-           leaf_.physical_type != PhysicalType::kBoolean;
+    if (!have_dictionary_ || leaf_.physical_type == PhysicalType::kBoolean ||
+        (encoding != Encoding::kRleDictionary && encoding != Encoding::kPlainDictionary)) {
+      return false;
+    }
+    return out_.width > 0 ? step_ < n : lazy_dictionary_.has_value() && binary_step_ != SIZE_MAX;
   }
 
   Status StartSteps(Page& page, Encoding rep_enc, Encoding def_enc, Encoding encoding, bool v2,
                     size_t n) {
     OpenPage p;
     p.entries = n;
+    p.step = out_.width > 0 ? step_ : binary_step_;
     std::string_view body = page.body;
     SLUICE_RETURN_IF_ERROR(LevelDecoder(leaf_.max_repetition_level, rep_enc, &body,
                                         page.repetition_levels, v2, &p.rep));
@@ -363,7 +455,7 @@ class ChunkDecoder {
 
   Status Step() {
     OpenPage& p = *open_page_;
-    const size_t m = std::min(step_, p.entries - p.done);
+    const size_t m = std::min(p.step, p.entries - p.done);
     if (p.rep) {
       rep_.resize(m);
       SLUICE_RETURN_IF_ERROR(p.rep->Decode(m, rep_.data()));
@@ -381,6 +473,7 @@ class ChunkDecoder {
     const size_t slots = out_.validity.size();
     const size_t added = slots - first;
     const size_t present = static_cast<size_t>(assembler_->present_slots() - present_before);
+    if (out_.width == 0) return StepByteArrays(p, first, slots, present);
     if (slots > options_.max_value_bytes / out_.width) {
       return OutOfRangeError(std::to_string(slots) + " values of " + std::to_string(out_.width) +
                              " bytes, more than the limit of " +
@@ -406,6 +499,28 @@ class ChunkDecoder {
         p.run = out_.fixed_runs.size();
         out_.fixed_runs.push_back(FixedRun{first, std::string_view(run, added * out_.width)});
       }
+    }
+    out_.null_count = out_.validity.size() - static_cast<size_t>(assembler_->present_slots());
+    if (p.done == p.entries) open_page_.reset();
+    return Status::Ok();
+  }
+
+  // A step's byte arrays: views of the dictionary's entries, found as far
+  // as the step's indices reach.
+  Status StepByteArrays(OpenPage& p, size_t first, size_t slots, size_t present) {
+    out_.binary.resize(slots);
+    if (present > 0) {
+      SLUICE_RETURN_IF_ERROR(p.values->NextIndices(present, &indices_));
+      const uint32_t* idx = indices_.data();
+      uint32_t largest = 0;
+      for (size_t i = 0; i < present; ++i) largest = std::max(largest, idx[i]);
+      SLUICE_RETURN_IF_ERROR(DictionaryThrough(size_t{largest} + 1));
+      const bool dense = present == slots - first;
+      if (!dense) dense_binary_.resize(present);
+      std::string_view* dst = dense ? out_.binary.data() + first : dense_binary_.data();
+      const std::string_view* values = dictionary_.binary.data();
+      for (size_t i = 0; i < present; ++i) dst[i] = values[idx[i]];
+      if (!dense) ScatterBinary(first, slots);
     }
     out_.null_count = out_.validity.size() - static_cast<size_t>(assembler_->present_slots());
     if (p.done == p.entries) open_page_.reset();
@@ -451,6 +566,9 @@ class ChunkDecoder {
     const size_t slots = out_.validity.size();
     const size_t added = slots - first;
     const size_t present = static_cast<size_t>(assembler.present_slots() - present_before);
+    if (encoding == Encoding::kRleDictionary || encoding == Encoding::kPlainDictionary) {
+      SLUICE_RETURN_IF_ERROR(WholeDictionary());
+    }
     const Dictionary* dict = have_dictionary_ ? &dictionary_ : nullptr;
     if (out_.width > 0) {
       if (slots > options_.max_value_bytes / out_.width) {
@@ -618,6 +736,18 @@ class ChunkDecoder {
   std::optional<OpenPage> open_page_;
   Dictionary dictionary_;
   bool have_dictionary_ = false;
+  // A dictionary page left compressed (StartLazyDictionary): its block,
+  // decompressed into its space as far as dictionary_parsed_ entries
+  // (dictionary_pos_ bytes) are found; none once whole.
+  std::optional<SnappyPrefix> lazy_dictionary_;
+  uint64_t lazy_dictionary_page_ = 0;  // its offset in the file
+  std::string_view lazy_dictionary_compressed_;
+  char* lazy_dictionary_body_ = nullptr;
+  uint64_t lazy_dictionary_size_ = 0;
+  uint64_t dictionary_whole_ = 0;  // its size, once whole
+  size_t dictionary_parsed_ = 0;
+  uint64_t dictionary_pos_ = 0;
+  size_t binary_step_ = SIZE_MAX;  // level entries a step of such a dictionary's pages
   uint64_t entries_ = 0;
   uint64_t rebuilt_ = 0;
   // A page's levels and dictionary indices: storage recycled across row
@@ -666,7 +796,7 @@ Result<ColumnBuffer> DecodeColumnChunk(const FileFooter& footer, size_t row_grou
                                        const ColumnDecodeOptions& options) {
   SLUICE_RETURN_IF_ERROR(CheckDecodableChunk(footer, row_group, field, file));
   ChunkDecoder d(footer, row_group, field, chunk, file, options);
-  SLUICE_RETURN_IF_ERROR(d.Start(0));
+  SLUICE_RETURN_IF_ERROR(d.Start(0, false));
   SLUICE_RETURN_IF_ERROR(d.DecodeThrough(UINT64_MAX));
   return d.Take();
 }
@@ -684,7 +814,7 @@ Result<std::unique_ptr<ColumnChunkCursor>> ColumnChunkCursor::Open(
   SLUICE_RETURN_IF_ERROR(CheckDecodableChunk(footer, row_group, field, file));
   std::unique_ptr<ColumnChunkCursor> c(new ColumnChunkCursor());
   c->impl_.reset(new Impl{ChunkDecoder(footer, row_group, field, chunk, file, options)});
-  SLUICE_RETURN_IF_ERROR(c->impl_->decoder.Start(first_row));
+  SLUICE_RETURN_IF_ERROR(c->impl_->decoder.Start(first_row, true));
   return c;
 }
 
@@ -696,5 +826,8 @@ const ColumnBuffer& ColumnChunkCursor::buffer() const { return impl_->decoder.bu
 uint64_t ColumnChunkCursor::HeldBytes() const { return impl_->decoder.HeldBytes(); }
 size_t ColumnChunkCursor::data_pages_decoded() const { return impl_->decoder.data_pages(); }
 uint64_t ColumnChunkCursor::levels_decoded() const { return impl_->decoder.levels_decoded(); }
+uint64_t ColumnChunkCursor::dictionary_bytes_decompressed() const {
+  return impl_->decoder.dictionary_bytes_decompressed();
+}
 
 }  // namespace sluice::parquet

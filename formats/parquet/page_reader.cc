@@ -130,6 +130,18 @@ Status PageReader::Decompress(std::string_view stored, uint64_t size, uint64_t a
         *out = {};
         return Status::Ok();
       }
+      if (defer_dictionaries_ && codec_ == CompressionCodec::kSnappy &&
+          page->header.type == PageType::kDictionaryPage && IsPlainPage(page->header)) {
+        used_ = start + size;
+        unkept_ = used_ - before_page_;
+        page->in_page_buffer = true;
+        page->left_compressed = true;
+        page->space = dst;
+        page->space_size = size;
+        page->compressed = stored;
+        *out = {};
+        return Status::Ok();
+      }
       if (!compression_) compression_ = *ParseCompression(family);
       SLUICE_ASSIGN_OR_RETURN(const uint64_t produced,
                               DecompressInto(*compression_, stored, dst, size, Where(at)));
@@ -154,7 +166,7 @@ Status PageReader::Decompress(std::string_view stored, uint64_t size, uint64_t a
 }
 
 Status PageReader::Materialize(Page* page) {
-  if (page->pieces.empty()) return Status::Ok();
+  if (page->pieces.empty() && !page->left_compressed) return Status::Ok();
   const uint64_t size = page->space_size;
   if (!compression_) compression_ = *ParseCompression("snappy");
   const std::string where = Where(page->file_offset);
@@ -163,6 +175,7 @@ Status PageReader::Materialize(Page* page) {
   if (produced != size) return SizeMismatch(produced, size, page->file_offset);
   page->body = std::string_view(page->space, size);
   page->pieces = {};
+  page->left_compressed = false;
   return Status::Ok();
 }
 
@@ -220,6 +233,7 @@ Result<bool> PageReader::NextPage(Page* page, bool body) {
     page->space_size = 0;
     page->space_used = 0;
     page->compressed = {};
+    page->left_compressed = false;
     page->body = {};
     if (ph.type != PageType::kDataPageV2) {
       if (!body) return true;

@@ -40,6 +40,14 @@
 // caller reads the values in place or calls Materialize, which decompresses
 // the page into `space` as Next would have. Needs the page buffer.
 //
+// Dictionary pages left compressed: with DeferSnappyDictionaries, a SNAPPY
+// dictionary page (PLAIN) that is not in pieces is not decompressed either:
+// `compressed` is its block, `space` room for its body in the page buffer
+// (kept with the page), `left_compressed` is set and `body` empty; the
+// caller decompresses as much of it as it needs (formats/codec/
+// snappy_prefix.h: a lazy reader's first rows index a few of a dictionary's
+// entries) or calls Materialize.
+//
 // The reader borrows `chunk` (which must outlive it and the pages' views).
 // Not thread-safe.
 #pragma once
@@ -87,6 +95,7 @@ struct Page {
   uint64_t space_size = 0;     // the body's size
   uint64_t space_used = 0;     // of it, what the pieces hold
   std::string_view compressed;  // the snappy block, for Materialize
+  bool left_compressed = false;  // DeferSnappyDictionaries' page: `space` unwritten
 };
 
 class PageReader {
@@ -113,8 +122,11 @@ class PageReader {
   // Split nearly incompressible SNAPPY PLAIN data and dictionary pages into pieces rather
   // than decompress them (see "Pages in pieces" above).
   void DeferSnappyPieces() { defer_pieces_ = true; }
-  // Decompresses a deferred page into its `space` and sets its body, with
-  // Next's errors; nothing for any other page.
+  // Leave SNAPPY dictionary pages compressed (see "Dictionary pages left
+  // compressed" above).
+  void DeferSnappyDictionaries() { defer_dictionaries_ = true; }
+  // Decompresses a deferred page (in pieces or left compressed) into its
+  // `space` and sets its body, with Next's errors; nothing for any other page.
   Status Materialize(Page* page);
 
   // "<context>: page at offset <n>"
@@ -156,6 +168,7 @@ class PageReader {
   size_t page_start_ = 0;  // of the last page in the page buffer
   std::optional<Compression> compression_;  // formats/codec's, once needed
   bool defer_pieces_ = false;
+  bool defer_dictionaries_ = false;
   SnappyBody pieces_;  // a deferred page's
 };
 

@@ -190,8 +190,7 @@ Status DictionaryFixedValues::Next(size_t n, uint8_t* out, SlotArray<uint32_t>* 
   if (n == 0) return Status::Ok();
   SlotArray<uint32_t> own;
   SlotArray<uint32_t>& idx = scratch != nullptr ? *scratch : own;
-  SLUICE_RETURN_IF_ERROR(NextIndices(encoding_, indices_, n, done_, dictionary_, &idx));
-  done_ += n;
+  SLUICE_RETURN_IF_ERROR(NextIndices(n, &idx));
   const char* base = dictionary_->fixed.data();
   const size_t width = width_;
   // The common widths as typed copies (a memcpy of a runtime width per
@@ -203,6 +202,12 @@ Status DictionaryFixedValues::Next(size_t n, uint8_t* out, SlotArray<uint32_t>* 
   } else {
     for (size_t i = 0; i < n; ++i) std::memcpy(out + i * width, base + size_t{idx[i]} * width, width);
   }
+  return Status::Ok();
+}
+
+Status DictionaryFixedValues::NextIndices(size_t n, SlotArray<uint32_t>* out) {
+  SLUICE_RETURN_IF_ERROR(parquet::NextIndices(encoding_, indices_, n, done_, dictionary_, out));
+  done_ += n;
   return Status::Ok();
 }
 

@@ -60,12 +60,17 @@ Status DecodeFixedValues(Encoding encoding, std::string_view section, size_t n,
 // page, for a caller that decodes a page only as far as its rows are read
 // (ColumnChunkCursor). The same errors as DecodeFixedValues, a bad index
 // named by its place in the page. `section` and `dictionary` must outlive it.
+// Also a BYTE_ARRAY page's indices (NextIndices), for a caller that takes
+// the values from a dictionary it decodes as far as they index.
 class DictionaryFixedValues {
  public:
   static Result<DictionaryFixedValues> Create(Encoding encoding, std::string_view section,
                                               const LeafColumn& leaf, const Dictionary* dictionary);
   // The next `n` values into out[0 .. n*width); `scratch` holds the indices.
   Status Next(size_t n, uint8_t* out, SlotArray<uint32_t>* scratch);
+  // The next `n` indices alone into *out, each checked against the
+  // dictionary's count.
+  Status NextIndices(size_t n, SlotArray<uint32_t>* out);
 
  private:
   DictionaryFixedValues(Encoding encoding, RleBitPackedDecoder indices, const Dictionary* dictionary,

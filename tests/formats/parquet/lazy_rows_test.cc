@@ -85,6 +85,8 @@ Result<ParquetShardReader> OpenLazy(const Group& g, uint64_t step_levels = 8192)
   ColumnDecodeOptions lazy;
   lazy.lazy_rows = true;
   lazy.lazy_step_levels = step_levels;
+  // Byte arrays of a dictionary left compressed step as finely.
+  lazy.lazy_dictionary_step_levels = std::min(step_levels, lazy.lazy_dictionary_step_levels);
   return ParquetShardReader::Open(g.bytes, g.name, g.row_group, g.rows, lazy);
 }
 
@@ -346,6 +348,115 @@ TEST(LazyRowsPages, FirstRowOfADictionaryPageDecodesOneStepOfItsLevels) {
   for (size_t r = 0; r < 64; ++r) ASSERT_EQ(ids((*cursor)->buffer(), r), ids(*whole, r)) << r;
   // The page's values are one run, as the whole decode's.
   EXPECT_EQ((*cursor)->buffer().fixed_runs.size(), whole->fixed_runs.size());
+}
+
+// hf_text's text: a SNAPPY dictionary page of its 64 strings (20,957
+// bytes) and one data page of their indices. A cursor stepping 4 level
+// entries at a time decompresses the dictionary only as far as its first
+// rows' entries, then as rows go on, and whole at the chunk's end; every
+// row is the whole decode's, byte for byte. With the steps off the page is
+// decompressed whole at once, never left compressed.
+TEST(LazyRowsPages, FirstRowsOfTextDecompressOnlyTheirDictionaryEntries) {
+  const Group g = FixtureGroup("hf_text.parquet", 0);
+  RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
+    out->assign(g.bytes.substr(offset, size));
+    return Status::Ok();
+  };
+  Result<FileFooter> footer = ReadFooter(g.bytes.size(), read, g.name);
+  ASSERT_TRUE(footer.ok()) << footer.status().ToString();
+  size_t field = footer->schema.fields.size();
+  for (size_t f = 0; f < footer->schema.fields.size(); ++f) {
+    if (footer->schema.fields[f].name == "text") field = f;
+  }
+  ASSERT_LT(field, footer->schema.fields.size());
+  const size_t leaf = footer->schema.fields[field].first_leaf;
+  ASSERT_EQ(footer->chunk(0, leaf).codec, CompressionCodec::kSnappy);
+  const ByteRange range = footer->chunk_ranges[0][leaf];
+  const std::string_view chunk = std::string_view(g.bytes).substr(range.offset, range.size);
+  PageReader pages(chunk, range.offset, CompressionCodec::kSnappy, g.name);
+  Page first;
+  ASSERT_TRUE(pages.NextHeader(&first).ok());
+  ASSERT_EQ(first.header.type, PageType::kDictionaryPage);
+  const auto dictionary_bytes = static_cast<uint64_t>(first.header.uncompressed_page_size);
+  ASSERT_EQ(PagesOf(g, field).values.size(), 1u) << "one data page";
+  Result<ColumnBuffer> whole = DecodeColumnChunk(*footer, 0, field, chunk, g.name);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  ASSERT_EQ(whole->binary.size(), 64u);
+  ColumnDecodeOptions options;
+  options.lazy_rows = true;
+  options.lazy_dictionary_step_levels = 4;
+  Result<std::unique_ptr<ColumnChunkCursor>> cursor =
+      ColumnChunkCursor::Open(*footer, 0, field, chunk, g.name, options);
+  ASSERT_TRUE(cursor.ok()) << cursor.status().ToString();
+  const auto same_rows = [&](const ColumnChunkCursor& c) {
+    for (uint64_t r = 0; r < c.end_row(); ++r) {
+      ASSERT_EQ(c.buffer().binary[r], whole->binary[r]) << r;
+    }
+  };
+  ASSERT_TRUE((*cursor)->DecodeThrough(0).ok());
+  EXPECT_EQ((*cursor)->levels_decoded(), 4u);
+  EXPECT_EQ((*cursor)->end_row(), 4u);
+  const uint64_t first_rows = (*cursor)->dictionary_bytes_decompressed();
+  EXPECT_GT(first_rows, 0u);
+  EXPECT_LT(first_rows, dictionary_bytes / 8);
+  same_rows(**cursor);
+  ASSERT_TRUE((*cursor)->DecodeThrough(40).ok());
+  EXPECT_EQ((*cursor)->end_row(), 44u);
+  EXPECT_GT((*cursor)->dictionary_bytes_decompressed(), first_rows);
+  EXPECT_LT((*cursor)->dictionary_bytes_decompressed(), dictionary_bytes);
+  same_rows(**cursor);
+  ASSERT_TRUE((*cursor)->DecodeThrough(UINT64_MAX).ok());
+  EXPECT_TRUE((*cursor)->done());
+  EXPECT_EQ((*cursor)->dictionary_bytes_decompressed(), dictionary_bytes);
+  ASSERT_EQ((*cursor)->end_row(), 64u);
+  same_rows(**cursor);
+
+  options.lazy_dictionary_step_levels = 0;
+  Result<std::unique_ptr<ColumnChunkCursor>> eager =
+      ColumnChunkCursor::Open(*footer, 0, field, chunk, g.name, options);
+  ASSERT_TRUE(eager.ok()) << eager.status().ToString();
+  ASSERT_TRUE((*eager)->DecodeThrough(0).ok());
+  EXPECT_EQ((*eager)->dictionary_bytes_decompressed(), 0u);
+  EXPECT_EQ((*eager)->end_row(), 64u);
+  same_rows(**eager);
+}
+
+// hf_text with its text dictionary page's first snappy tag made a copy
+// from before the block's start: the first lazy read, which decompresses
+// that page only in part, fails with the whole open's error, word for word.
+TEST(LazyRowsBadPages, ADictionaryLeftCompressedFailsWithTheWholeOpensError) {
+  Group g = FixtureGroup("hf_text.parquet", 0);
+  RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
+    out->assign(g.bytes.substr(offset, size));
+    return Status::Ok();
+  };
+  Result<FileFooter> footer = ReadFooter(g.bytes.size(), read, g.name);
+  ASSERT_TRUE(footer.ok()) << footer.status().ToString();
+  const size_t leaf = footer->schema.fields[0].first_leaf;
+  ASSERT_EQ(footer->schema.leaves[leaf].path, "text");
+  const ByteRange range = footer->chunk_ranges[0][leaf];
+  PageReader pages(std::string_view(g.bytes).substr(range.offset, range.size), range.offset,
+                   CompressionCodec::kSnappy, g.name);
+  Page dictionary;
+  ASSERT_TRUE(pages.NextHeader(&dictionary).ok());
+  ASSERT_EQ(dictionary.header.type, PageType::kDictionaryPage);
+  ASSERT_FALSE(dictionary.header.crc.has_value());
+  // The block starts with its length's varint (20,957: 3 bytes).
+  const size_t block = range.offset + pages.position() -
+                       static_cast<size_t>(dictionary.header.compressed_page_size);
+  ASSERT_EQ(static_cast<unsigned char>(g.bytes[block + 2]) & 0x80, 0);
+  g.bytes[block + 3] = '\xff';
+  Result<ParquetShardReader> whole = ParquetShardReader::Open(g.bytes, g.name, 0, g.rows);
+  ASSERT_FALSE(whole.ok());
+  EXPECT_NE(whole.status().ToString().find("hf_text.parquet: row group 0 column \"text\": page at offset " +
+                                           std::to_string(range.offset) + ": "),
+            std::string::npos)
+      << whole.status().ToString();
+  Result<ParquetShardReader> lazy = OpenLazy(g);
+  ASSERT_TRUE(lazy.ok()) << lazy.status().ToString();
+  std::vector<std::string_view> fields;
+  std::vector<MaskedField> masked;
+  EXPECT_EQ(lazy->ReadRow(0, &fields, &masked).ToString(), whole.status().ToString());
 }
 
 // A list column's pages are found by their repetition levels: a resume in
