@@ -28,9 +28,9 @@ run() {  # LIB_DIR NAME
     echo "$2: $ir instructions, $((ir / files)) a file ($files files)"
   else
     local load; load=$(cut -d' ' -f1 /proc/loadavg)
-    SLUICE_CACHE_STATE_DIR="$work/state-$2" LD_LIBRARY_PATH="$1" /usr/bin/time -f "%e %U %S" \
+    SLUICE_CACHE_STATE_DIR="$work/state-$2" LD_LIBRARY_PATH="$1" /usr/bin/time -f "%e %U %S %M" \
       -o "$work/time-$2" "$open" "$folder" "$work/cache-$2" >/dev/null
-    echo "$2: wall user system $(cat "$work/time-$2") load $load"
+    echo "$2: wall user system maxrss_kb $(cat "$work/time-$2") load $load"
   fi
 }
 if [[ $callgrind == 1 ]]; then rounds=1; fi

@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <atomic>
@@ -264,7 +265,12 @@ class StoreFront {
     bool sorted = true;
     for (size_t i = 1; i < files.size() && sorted; ++i) sorted = by_path(i - 1, i);
     if (!sorted) std::sort(order_.begin(), order_.end(), by_path);
-    text_ = std::string(source) + std::string(fingerprint);
+    // Reserved whole: grown by doubling, up to half of it was spare.
+    size_t text_bytes = source.size() + fingerprint.size();
+    for (const ListedFile& f : files) text_bytes += f.path.size() + f.etag.size();
+    text_.reserve(text_bytes);
+    text_.append(source);
+    text_.append(fingerprint);
     for (size_t k = 0; k < order_.size(); ++k) {
       const ListedFile& f = files[order_[k]];
       StoreRecord& r = records_[k];
@@ -298,19 +304,22 @@ class StoreFront {
     r.checksum = RecordChecksum(r, std::string_view(text_).substr(r.path_at, r.path_bytes),
                                 std::string_view(text_).substr(r.etag_at, r.etag_bytes), tail);
   }
-  // The bytes before the tails, once every tail is added.
-  std::string Bytes() {
+  // The bytes before the tails, once every tail is added: the header,
+  // records, text and padding, by view, to be written one after the other
+  // from the file's start. (Not joined: at a million files they are about
+  // 100 MB, which a copy held beside the records and text.)
+  std::array<std::string_view, 4> Sections() {
     header_.total_bytes = tails_at() + header_.tails_bytes;
     header_.checksum = HeaderChecksum(
         header_,
         std::string_view(text_).substr(0, header_.source_bytes + header_.fingerprint_bytes));
-    std::string out;
-    out.reserve(tails_at());
-    out.append(reinterpret_cast<const char*>(&header_), sizeof(header_));
-    out.append(reinterpret_cast<const char*>(records_.data()), records_.size() * sizeof(StoreRecord));
-    out += text_;
-    out.resize(tails_at(), '\0');
-    return out;
+    static constexpr char kZeros[8] = {};
+    const size_t unpadded =
+        sizeof(header_) + records_.size() * sizeof(StoreRecord) + text_.size();
+    return {std::string_view(reinterpret_cast<const char*>(&header_), sizeof(header_)),
+            std::string_view(reinterpret_cast<const char*>(records_.data()),
+                             records_.size() * sizeof(StoreRecord)),
+            text_, std::string_view(kZeros, tails_at() - unpadded)};
   }
 
  private:
@@ -392,7 +401,8 @@ std::string SerializeParquetFooterStore(std::string_view source, std::string_vie
                                         const std::vector<std::string>& tails) {
   StoreFront front(source, fingerprint, files);
   for (size_t k = 0; k < files.size(); ++k) front.Add(k, tails[front.order()[k]]);
-  std::string out = front.Bytes();
+  std::string out;
+  for (std::string_view section : front.Sections()) out += section;
   for (size_t i : front.order()) out += tails[i];
   return out;
 }
@@ -463,7 +473,11 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
         if (buffer.size() >= kTailWrite) SLUICE_RETURN_IF_ERROR(flush());
       }
       SLUICE_RETURN_IF_ERROR(flush());
-      SLUICE_RETURN_IF_ERROR(env->PWriteAll(out.fd(), out.path(), front.Bytes(), 0));
+      at = 0;
+      for (std::string_view section : front.Sections()) {
+        SLUICE_RETURN_IF_ERROR(env->PWriteAll(out.fd(), out.path(), section, at));
+        at += section.size();
+      }
       return out.Commit();
     };
     Status written = write();

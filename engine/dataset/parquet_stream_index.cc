@@ -4,6 +4,7 @@
 #include <charconv>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <optional>
 
 #include "base/file.h"
@@ -30,17 +31,24 @@ constexpr size_t kDecodeRound = 1 << 15;
 constexpr size_t kDecodeClaim = 64;
 constexpr size_t kDecodeThreads = 8;
 
+// The configuration and fields of a schema's shards (ShardRowsOfFile's;
+// row_groups left empty), shared by the files a decode thread reads while
+// it keeps that schema: one copy a schema, where each file held its own
+// (at 32,768 files a round, ~28 MB of entries and ~7 allocations a file).
+using SchemaShards = std::shared_ptr<const parquet::FileShardRows>;
+
 // One file's row groups as pieces, made on a decode thread: the
 // configuration they share and, a row group each, what a piece's entry
 // holds of its own.
 struct FilePieces {
-  parquet::FileShardRows rows;
+  SchemaShards schema;
   struct Piece {
     uint64_t samples = 0;
+    uint32_t row_group = 0;
     ShardEntry::FilePiece piece;
     std::string name;  // raw_data.basename: RowGroupPieceName
   };
-  std::vector<Piece> pieces;  // a row group of rows.row_groups each
+  std::vector<Piece> pieces;  // a row group with rows each, in order
 };
 
 // RowGroupPieceName in two parts: what a file's pieces share (the escaped
@@ -90,12 +98,12 @@ struct PieceNames {
 // Every row group of `file` as a piece: the reads of its chunks of
 // `columns` (all when empty, whose ColumnSetTag is `column_set`), then
 // the footer tail. `footer` is the decoding thread's, used again file
-// after file (DecodeFooterInto); `rows_of_schema`, the thread's too, the
-// ShardRowsOfFile of footer's schema while it is kept (else empty).
+// after file (DecodeFooterInto); `kept`, the thread's too, the shards of
+// footer's schema while it is kept (else null).
 Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
                                 const std::string& url, const std::vector<std::string>& columns,
                                 std::string_view column_set, parquet::FileFooter& footer,
-                                std::optional<parquet::FileShardRows>& rows_of_schema) {
+                                SchemaShards& kept) {
   const uint64_t size = file.size.value_or(0);
   SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, size, file.path));
   if (uint64_t{length} + 8 != tail.size()) {
@@ -106,24 +114,31 @@ Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
   static const parquet::FooterOptions kOptions = parquet::IndexFooterOptions();
   Status decoded =
       parquet::DecodeFooterInto(tail.substr(0, length), size, file.path, kOptions, &footer);
-  if (!decoded.ok() || !footer.schema_source.kept) rows_of_schema.reset();
+  if (!decoded.ok() || !footer.schema_source.kept) kept.reset();
   if (!decoded.ok()) return decoded.WithContext(url);
   // While the schema is kept file after file, so are its fields and
-  // their configuration.
-  auto rows = rows_of_schema
-                  ? parquet::ShardRowsOfFileWithSchemaOf(*rows_of_schema, file, footer)
-                  : parquet::ShardRowsOfFile(file, footer, columns);
-  if (!rows.ok()) return rows.status().WithContext(url);
-  if (!rows_of_schema) rows_of_schema = *rows;
+  // their configuration: only the row groups are read.
+  std::vector<uint32_t> row_groups;
+  if (kept) {
+    auto groups = parquet::ShardRowGroupsOfFile(file, footer);
+    if (!groups.ok()) return groups.status().WithContext(url);
+    row_groups = std::move(*groups);
+  } else {
+    auto rows = parquet::ShardRowsOfFile(file, footer, columns);
+    if (!rows.ok()) return rows.status().WithContext(url);
+    row_groups = std::move(rows->row_groups);
+    rows->row_groups.clear();
+    kept = std::make_shared<const parquet::FileShardRows>(std::move(*rows));
+  }
   FilePieces out;
-  out.rows = std::move(*rows);
-  out.pieces.reserve(out.rows.row_groups.size());
+  out.schema = kept;
+  out.pieces.reserve(row_groups.size());
   const PieceNames names(file.path, file.etag, column_set);
-  for (uint32_t rg : out.rows.row_groups) {
-    const std::vector<parquet::ByteRange> reads =
-        parquet::ChunkReads(footer, rg, out.rows.fields);
+  for (uint32_t rg : row_groups) {
+    const std::vector<parquet::ByteRange> reads = parquet::ChunkReads(footer, rg, kept->fields);
     FilePieces::Piece& p = out.pieces.emplace_back();
     p.samples = static_cast<uint64_t>(footer.meta.row_groups[rg].num_rows);
+    p.row_group = rg;
     const uint64_t first = reads.empty() ? 4 : reads.front().offset;
     p.piece = ShardEntry::FilePiece{file.path, size, first, parquet::BytesOfReads(reads),
                                     tail.size()};
@@ -139,7 +154,7 @@ ShardParts PartsOf(const FilePieces& f, size_t k) {
   ShardParts parts;
   parts.samples = p.samples;
   parts.raw_data = FileParts{p.name, p.piece.length + p.piece.tail_bytes, {}};
-  parts.row_group = f.rows.row_groups[k];
+  parts.row_group = p.row_group;
   parts.piece = &p.piece;
   return parts;
 }
@@ -172,14 +187,13 @@ Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
   // The store's records are in path order, as a listing is: file i's
   // record is the i-th when no file was left out or reordered.
   auto pieces = [&](const ListedFile& f, size_t i, parquet::FileFooter& footer,
-                    std::optional<parquet::FileShardRows>& rows_of_schema) -> Result<FilePieces> {
+                    SchemaShards& kept) -> Result<FilePieces> {
     auto held = store.Find(f.path, i);
     if (!held.ok() && held.status().code() == StatusCode::kNotFound) {
       return CorruptError(held.status().message());
     }
     SLUICE_RETURN_IF_ERROR(held.status());
-    return PiecesOfFile(f, held->tail, where + f.path, columns, column_set, footer,
-                        rows_of_schema);
+    return PiecesOfFile(f, held->tail, where + f.path, columns, column_set, footer, kept);
   };
   std::vector<Result<FilePieces>> round;
   for (size_t start = 0; start < files.size(); start += kDecodeRound) {
@@ -187,12 +201,12 @@ Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
     round.assign(n, FilePieces());
     ParallelClaims(n, kDecodeClaim, kDecodeThreads, [&](size_t begin, size_t end) {
       parquet::FileFooter footer;  // a claim's files decoded into one
-      std::optional<parquet::FileShardRows> rows_of_schema;
+      SchemaShards kept;
       for (size_t j = begin; j < end; ++j) {
         try {
-          round[j] = pieces(files[start + j], start + j, footer, rows_of_schema);
+          round[j] = pieces(files[start + j], start + j, footer, kept);
         } catch (const std::exception& e) {
-          rows_of_schema.reset();
+          kept.reset();
           round[j] = InternalError(files[start + j].path + ": footer: " + e.what());
         }
       }
@@ -219,7 +233,7 @@ Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
       [&](const ListedFile&, const FilePieces& f) -> Status {
         for (size_t k = 0; k < f.pieces.size(); ++k) {
           const ShardParts parts = PartsOf(f, k);
-          ShardEntry& e = index.shards.emplace_back(f.rows.config);
+          ShardEntry& e = index.shards.emplace_back(f.schema->config);
           e.samples = parts.samples;
           e.raw_data.basename = std::string(parts.raw_data.basename);
           e.raw_data.bytes = parts.raw_data.bytes;
@@ -249,7 +263,7 @@ Result<ShardTable> RemoteTable(const StreamOptions& stream, RemoteSource& remote
       stream, remote, files, source, columns, wait_timeout, env,
       [&](const ListedFile&, const FilePieces& f) -> Status {
         for (size_t k = 0; k < f.pieces.size(); ++k) {
-          SLUICE_RETURN_IF_ERROR(builder.Add(f.rows.config, PartsOf(f, k)));
+          SLUICE_RETURN_IF_ERROR(builder.Add(f.schema->config, PartsOf(f, k)));
         }
         shards += f.pieces.size();
         return Status::Ok();

@@ -42,13 +42,10 @@ Result<FileShardRows> ShardRowsOfFile(const ListedFile& file, const FileFooter& 
   return out;
 }
 
-Result<FileShardRows> ShardRowsOfFileWithSchemaOf(const FileShardRows& same_schema,
-                                                  const ListedFile& file,
-                                                  const FileFooter& footer) {
-  FileShardRows out;
-  out.config = same_schema.config;
-  out.fields = same_schema.fields;
-  SLUICE_RETURN_IF_ERROR(RowGroupsWithRows(file, footer, &out.row_groups));
+Result<std::vector<uint32_t>> ShardRowGroupsOfFile(const ListedFile& file,
+                                                   const FileFooter& footer) {
+  std::vector<uint32_t> out;
+  SLUICE_RETURN_IF_ERROR(RowGroupsWithRows(file, footer, &out));
   return out;
 }
 

@@ -47,14 +47,14 @@ struct FileShardRows {
 };
 Result<FileShardRows> ShardRowsOfFile(const ListedFile& file, const FileFooter& footer,
                                       const std::vector<std::string>& columns = {});
-// ShardRowsOfFile(file, footer, columns) when `footer`'s schema is the one
-// `same_schema` was made from (ShardRowsOfFile of an earlier footer decoded
-// into the same FileFooter, with the schema kept, schema_source.kept, at
-// every decode since): the configuration and fields depend on the schema
-// and `columns` alone, so they are copied; only the row groups are read.
-Result<FileShardRows> ShardRowsOfFileWithSchemaOf(const FileShardRows& same_schema,
-                                                  const ListedFile& file,
-                                                  const FileFooter& footer);
+// ShardRowsOfFile's row_groups alone (the same errors). While `footer`'s
+// schema is kept (schema_source.kept at every decode since an earlier
+// footer's ShardRowsOfFile into the same FileFooter), that answer's config
+// and fields with these row groups are ShardRowsOfFile's answer: the config
+// and fields depend on the schema and `columns` alone, so a decoding thread
+// shares them between files instead of copying them a file.
+Result<std::vector<uint32_t>> ShardRowGroupsOfFile(const ListedFile& file,
+                                                   const FileFooter& footer);
 
 // The footer options of an index's decode: the fields an index reads
 // (MetadataFields::kForIndex), the checks of a full decode.

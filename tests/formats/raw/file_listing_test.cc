@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -195,6 +196,26 @@ TEST(FileListing, ListingDocumentKeepsEachFilesEtag) {
                 .status()
                 .message(),
             "L: file 0 is not [path, size] or [path, size, etag]");
+}
+
+// Each file's line as written: a quoted path (escaped, ensure_ascii), the
+// size or null, the etag when known; a path or etag that is not UTF-8 as
+// the words that say so; the uncommitted paths after the files.
+TEST(FileListing, ListingDocumentWritesEachFilesLineByteForByte) {
+  const std::vector<ListedFile> files = {{"a \"q\".jpg", 0},
+                                         {"b/\xc3\xa9.jpg", 42},
+                                         {"c", std::nullopt, "t1"},
+                                         {"d\xff", 7, "e\xfe"},
+                                         {"e", std::numeric_limits<uint64_t>::max(), "t"}};
+  const std::string doc = SerializeListingDocument("s3://b/t", files, {"u/v.jpg"});
+  EXPECT_EQ(doc.substr(0, doc.find("\"fingerprint\"")), "{\"source\": \"s3://b/t\", \"etags\": true, ");
+  EXPECT_EQ(doc.substr(doc.find("\"files\"")),
+            "\"files\": [\n[\"a \\\"q\\\".jpg\", 0],\n[\"b/\\u00e9.jpg\", 42],\n"
+            "[\"c\", null, \"t1\"],\n"
+            "[(a path that is not UTF-8), 7, (a path that is not UTF-8)],\n"
+            "[\"e\", 18446744073709551615, \"t\"]], \"uncommitted\": [\"u/v.jpg\"]}\n");
+  EXPECT_EQ(SerializeListingDocument("s", {}).substr(SerializeListingDocument("s", {}).find("\"files\"")),
+            "\"files\": []}\n");
 }
 
 TEST(FileListing, AListingWrittenBeforeEtagsReadsAsUnknownEtags) {
