@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -168,6 +169,89 @@ TEST(SinglePassShuffled, ABudgetOfOneShardReadsTheRestBySampleRangedReads) {
   }
   EXPECT_EQ(ShardGets(s, server).size(), s.bytes.size());
   EXPECT_GT(ranged, 100u) << "the budget of one shard let none go";
+}
+
+// Two streams of very different shard sizes (about 32 KiB and 4 KiB) in
+// one shuffled single pass, with room for one large shard or eight small
+// ones: the order and bytes are the cached mode's, every shard is
+// received whole once (its first GET) and never again, and every later
+// GET reads a run of whole samples of it. The shards differed in size
+// nowhere else: the synthetic writer makes them all about one size.
+TEST(SinglePassShuffled, ShardsOfVeryDifferentSizesInOnePass) {
+  ScratchDir remote;
+  std::map<std::string, std::string> bytes;  // by "/" + stream + "/" + basename
+  uint64_t largest = 0;
+  for (const auto& [stream, samples, limit] :
+       {std::tuple<std::string, int, uint64_t>{"large", 2000, uint64_t{32} << 10},
+        std::tuple<std::string, int, uint64_t>{"small", 1000, uint64_t{4} << 10}}) {
+    const std::string dir = JoinPath(remote.path(), stream);
+    testing::WriteSyntheticMds(dir, samples, limit);
+    auto reader = DatasetReader::Open(dir);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    for (const ShardEntry& e : (*reader)->index().shards) {
+      auto b = ReadFile(JoinPath(dir, e.raw_data.basename));
+      ASSERT_TRUE(b.ok());
+      largest = std::max<uint64_t>(largest, b->size());
+      bytes["/" + stream + "/" + e.raw_data.basename] = std::move(*b);
+    }
+  }
+  TailHoldingServer server(remote.path(), "none", 0);
+  auto options = [&](const ScratchDir& cache, bool single_pass) {
+    DatasetOptions o;
+    for (const std::string stream : {"large", "small"}) {
+      StreamOptions st;
+      st.remote = server.url() + "/" + stream;
+      st.local = JoinPath(cache.path(), stream);
+      st.single_pass = single_pass;
+      st.single_pass_part_size = 0;
+      st.download_retry = 0;
+      o.streams.push_back(st);
+    }
+    o.world.world_size = 1;
+    o.world.local_world_size = 1;
+    o.prefetch_next_epoch = false;
+    o.wait_timeout = std::chrono::seconds(10);
+    o.plan.shuffle = true;
+    o.peek_first_sample = false;
+    o.single_pass_memory = largest + largest / 8;
+    return o;
+  };
+  auto read_all = [](const DatasetOptions& o, Epoch* out) {
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    out->ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 16, &out->bytes);
+    ASSERT_EQ(out->ids.size(), 3000u);
+  };
+  Epoch cached, single;
+  {
+    ScratchDir cache;
+    ASSERT_NO_FATAL_FAILURE(read_all(options(cache, false), &cached));
+  }
+  const size_t cached_gets = server.AnsweredGets().size();
+  ScratchDir cache;
+  ASSERT_NO_FATAL_FAILURE(read_all(options(cache, true), &single));
+  EXPECT_EQ(single.ids, cached.ids);
+  EXPECT_TRUE(single.bytes == cached.bytes);
+  std::map<std::string, std::vector<TailHoldingServer::Answered>> gets;
+  std::vector<TailHoldingServer::Answered> answered = server.AnsweredGets();
+  for (size_t k = cached_gets; k < answered.size(); ++k) {
+    if (bytes.count(answered[k].target)) gets[answered[k].target].push_back(answered[k]);
+  }
+  EXPECT_EQ(gets.size(), bytes.size());
+  size_t ranged = 0;
+  for (const auto& [name, shard_gets] : gets) {
+    const std::string& shard = bytes.at(name);
+    ASSERT_FALSE(shard_gets.empty());
+    EXPECT_EQ(shard_gets[0].first, 0u) << name;
+    EXPECT_EQ(shard_gets[0].bytes, shard.size()) << name;
+    for (size_t k = 1; k < shard_gets.size(); ++k) {
+      const auto [first, end] = SamplesOfGet(shard, shard_gets[k].first, shard_gets[k].bytes);
+      ASSERT_LT(first, end) << name << ": a GET of bytes " << shard_gets[k].first << "+"
+                            << shard_gets[k].bytes << " reads no run of whole samples";
+      ranged += end - first;
+    }
+  }
+  EXPECT_GT(ranged, 0u) << "the budget let no shard go";
 }
 
 // A shard rewritten one byte longer right after its whole receive (seen
