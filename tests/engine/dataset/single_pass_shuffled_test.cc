@@ -293,17 +293,21 @@ TEST(SinglePassShuffled, ARangedSampleReadOfAShardRewrittenSinceItsReceiveFails)
 }
 
 // The same over a server that states ETags (as nginx does), each shard
-// rewritten at the same size (its last byte changed) right after its whole
-// receive: the size checks nothing, so the later samples' ranged reads
-// name the ETag the receive saw, and the first of them fails with the
-// store's changed-object error naming the shard's URL, the answer's ETag
-// and the received one. Before, they named the size alone and the pass
-// served the rewritten file's bytes.
+// rewritten at the same size (every byte of its samples changed) right
+// after its whole receive: the size checks nothing, so the later samples'
+// ranged reads name the ETag the receive saw, and the first of them fails
+// with the store's changed-object error naming the shard's URL, the
+// answer's ETag and the received one; every sample served before it is
+// the cached mode's. Before, they named the size alone and the pass
+// served the rewritten file's bytes; samples read ahead together
+// (OpenedShard::FillAhead) check each answer's ETag as well.
 TEST(SinglePassShuffled, ARangedSampleReadOfAShardRewrittenAtTheSameSizeFailsOnItsETag) {
   Shards s;
   ASSERT_NO_FATAL_FAILURE(MakeShards(&s));
   TailHoldingServer server(s.remote.path(), "none", 0);
   server.StateEtags();
+  Epoch cached;
+  ASSERT_NO_FATAL_FAILURE(CachedEpoch(s, &cached));
   ScratchDir cache;
   DatasetOptions o = Shuffled(s, cache, server.url(), true);
   o.single_pass_memory = s.largest;
@@ -321,13 +325,17 @@ TEST(SinglePassShuffled, ARangedSampleReadOfAShardRewrittenAtTheSameSizeFailsOnI
         continue;
       }
       std::string changed = s.bytes.at(a.target);
-      changed.back() = static_cast<char>(changed.back() ^ 0xff);
+      for (size_t k = Offset(changed, 0); k < changed.size(); ++k) {
+        changed[k] = static_cast<char>(changed[k] ^ 0xff);
+      }
       ASSERT_TRUE(WriteFileAtomic(s.remote.path() + a.target, changed).ok());
       rewritten[a.target] = std::move(changed);
     }
     n = (*ds)->NextBatch(1, &id, &fields);
     if (!n.ok() || *n == 0) break;
     ASSERT_LT(served, 3000u);
+    ASSERT_EQ(id, cached.ids[served]);
+    ASSERT_EQ(testing::FieldBytes(fields[0]), cached.bytes[served]) << "sample " << id;
   }
   ASSERT_FALSE(n.ok()) << "the pass read every sample of the rewritten shards";
   EXPECT_EQ(n.status().code(), StatusCode::kCorrupt) << n.status().ToString();
