@@ -8,7 +8,11 @@ Every epoch is a fresh process with an empty local folder
     SLUICE_LIBRARY=$NEW PYTHONPATH=bindings/python /usr/bin/python3 bench/python/single_pass_wire.py \\
         --data $WORK/full/data --dataset B-8000 --work $WORK/wire \\
         --library main=$MAIN --library new=$NEW \\
-        [--shuffle] [--runs 3] [--sluice-keys '{"single_pass": true}' ...]
+        [--shuffle] [--proxy] [--runs 3] [--sluice-keys '{"single_pass": true}' ...]
+
+With --proxy the children read through delay_proxy.py (15 ms to first
+byte, 100 MB/s a connection) in front of the same nginx, whose log still
+counts the requests.
 
 ($MAIN, $NEW: two builds' libsluice.so.4; the parent process loads $NEW.)
 
@@ -26,6 +30,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cold_epoch  # noqa: E402
 import cold_first_sample  # noqa: E402
+from delay_proxy import DelayProxy  # noqa: E402
 
 
 def wire(log):
@@ -51,6 +56,8 @@ def main():
     ap.add_argument('--library', action='append', required=True, metavar='NAME=PATH')
     ap.add_argument('--sluice-keys', action='append', default=[], metavar='JSON')
     ap.add_argument('--shuffle', action='store_true')
+    ap.add_argument('--proxy', action='store_true',
+                    help='through delay_proxy.py (15 ms, 100 MB/s per connection)')
     ap.add_argument('--runs', type=int, default=3)
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -58,9 +65,13 @@ def main():
     nbytes = cold_epoch.folder_bytes(os.path.join(args.data, args.dataset))
     proc, port = cold_first_sample.start_nginx(args.data, args.work,
                                                access_log=f'access_log {log};')
+    proxy = None
     variants = [json.loads(k) for k in args.sluice_keys] or [{}]
     cells = collections.defaultdict(list)
     try:
+        if args.proxy:
+            proxy = DelayProxy(port)
+            port = proxy.port
         for _ in range(args.runs):
             for keys in variants:
                 for lib in args.library:
@@ -75,9 +86,12 @@ def main():
                     cells[(json.dumps(keys), name)].append(
                         (whole, cold_epoch.cpu_per_gb(cpu, nbytes), gets, sent / 1e9, n))
     finally:
+        if proxy:
+            proxy.close()
         proc.kill()
         proc.wait()
     print(f'{args.dataset}, {"shuffled" if args.shuffle else "in order"}, '
+          f'{"through the delaying proxy, " if proxy else ""}'
           f'{nbytes / 1e9:.2f} GB, medians of {args.runs} (min-max)')
     print('| keys | library | epoch, s | CPU s/GB | GETs | GB sent | samples |')
     print('| --- | --- | ---: | ---: | ---: | ---: | ---: |')

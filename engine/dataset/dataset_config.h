@@ -193,10 +193,12 @@ struct DatasetOptions {
   // (ReadsInSinglePass) for a later use beyond its prefetch window: a
   // shard the reader passed stays in memory until its next use in the
   // worker's order while the shards so held fit (each counted at its
-  // files' bytes; when one does not fit, those used furthest ahead go
-  // first: PrefetchSchedule::Options::hold_room), and a shard that goes
-  // has its later samples read by one ranged request
-  // each (StreamShards::OpenRangedShard; a shard whose format cannot be
+  // files' bytes; when one does not fit, those worth least go first, by
+  // samples left per byte and per position to their next use:
+  // PrefetchSchedule::Options::hold_room), and a shard that goes has its
+  // later samples read by ranged requests, those of its next uses ahead
+  // of the reader (StreamShards::OpenRangedShard, OpenedShard::FillAhead;
+  // a shard whose format cannot be
   // read so, compressed or with a meta file, is received again). py1e (Mosaic's
   // default shuffle) spreads a shard's samples over a block of
   // shuffle_block_size samples, by default wider than most datasets' share

@@ -179,12 +179,43 @@ void IterationCursor::StartPrefetcher() {
       options.hold_bytes ? std::function<uint64_t(size_t)>(
                                [shards = shards_](size_t g) { return shards->HeldBytes(g); })
                          : nullptr,
-      options.hold_bytes ? ShardPrefetcher::Opener([this](size_t g, const std::atomic<bool>*) {
-        return shards_->OpenRanged(g);
-      })
-                          : nullptr);
+      options.hold_bytes
+          ? ShardPrefetcher::RangedOpener(
+                [this, window](size_t g, size_t from,
+                               const std::atomic<bool>*) -> Result<std::shared_ptr<const OpenedShard>> {
+                  SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const OpenedShard> shard,
+                                          shards_->OpenRanged(g));
+                  if (shard && shard->ranged()) shard->FillAhead(RangedAhead(g, from, window));
+                  return shard;
+                })
+          : nullptr);
   shard_of_ = {};
   seed_ = {};
+}
+
+std::vector<uint32_t> IterationCursor::RangedAhead(size_t g, size_t from, size_t window) const {
+  std::vector<uint32_t> samples;
+  // In windows ids_ is the consumer's window, replaced as it moves on.
+  if (pass_window_ > 0) return samples;
+  const uint64_t first = locator_->start(g), end = locator_->start(g + 1);
+  auto in_g = [&](size_t p) {
+    const uint64_t id = static_cast<uint64_t>(ids_[p]);
+    return id >= first && id < end;
+  };
+  size_t p = from;
+  while (p < ids_.size() && !in_g(p)) ++p;
+  // The uses this open serves: the scan meets each before the consumer
+  // passes the one before it, a window apart at most; half a window
+  // apart leaves the scan room to lag, and a sample read ahead for a use
+  // the next open serves would be read twice.
+  const size_t gap = std::max<size_t>(window / 2, 1);
+  const size_t until = std::min(ids_.size(), p + window);
+  for (size_t last = p; p < until && p - last <= gap; ++p) {
+    if (!in_g(p)) continue;
+    samples.push_back(static_cast<uint32_t>(static_cast<uint64_t>(ids_[p]) - first));
+    last = p;
+  }
+  return samples;
 }
 
 void IterationCursor::StartRest() {

@@ -354,6 +354,11 @@ class IterationCursor {
   uint32_t LocalOf(size_t p, size_t g) const {
     return static_cast<uint32_t>(static_cast<uint64_t>(ids_[p]) - locator_->start(g));
   }
+  // The samples (indexes in shard g) a ranged open of g for its first use
+  // at or after position `from` reads ahead (OpenedShard::FillAhead): of
+  // that use and of those following it closely within a window. None in
+  // windows. Called on the prefetch threads.
+  std::vector<uint32_t> RangedAhead(size_t g, size_t from, size_t window) const;
   // Position p of the window through *at: the sample's index in its shard
   // (at->g(), at->shard()).
   uint32_t Resolve(PositionLookup* at, size_t p) {

@@ -46,7 +46,8 @@ Result<std::unique_ptr<OpenedShard>> OpenedShard::OpenInMemory(ShardEntry entry,
 
 Result<std::unique_ptr<OpenedShard>> OpenedShard::OpenRanged(ShardEntry entry,
                                                              std::string_view head,
-                                                             SpanReader read_span) {
+                                                             SpanReader read_span,
+                                                             SpansReader read_spans) {
   std::unique_ptr<OpenedShard> s(new OpenedShard());
   s->entry_ = std::make_unique<const ShardEntry>(std::move(entry));
   const ShardEntry& e = *s->entry_;
@@ -61,6 +62,7 @@ Result<std::unique_ptr<OpenedShard>> OpenedShard::OpenRanged(ShardEntry entry,
   std::memcpy(room.Room(), head.data(), head.size());
   auto ranged = std::make_unique<Ranged>();
   ranged->read_span = std::move(read_span);
+  ranged->read_spans = std::move(read_spans);
   ranged->hooks = format->peek;
   ranged->room = room.Room();
   ranged->head_bytes = head.size();
@@ -74,11 +76,8 @@ Result<std::unique_ptr<OpenedShard>> OpenedShard::OpenRanged(ShardEntry entry,
   return s;
 }
 
-Status OpenedShard::FillRanged(uint32_t i) const {
-  Ranged& r = *ranged_;
-  if (i >= r.filled.size()) return Status::Ok();  // the reader's own error
-  std::lock_guard<std::mutex> lock(r.mu);
-  if (r.filled[i]) return Status::Ok();
+Result<DataSpan> OpenedShard::RangedSpan(uint32_t i) const {
+  const Ranged& r = *ranged_;
   const DataSpan bounds = r.hooks->bounds_at(i);
   const std::string& name = entry_->raw_data.basename;
   if (bounds.offset + bounds.length > r.head_bytes) {
@@ -86,8 +85,66 @@ Status OpenedShard::FillRanged(uint32_t i) const {
                         "'s bounds lie past the head kept");
   }
   const std::string_view bounds_bytes(r.room + bounds.offset, bounds.length);
-  SLUICE_ASSIGN_OR_RETURN(const DataSpan span,
-                          r.hooks->sample_span(*entry_, i, bounds_bytes, name));
+  return r.hooks->sample_span(*entry_, i, bounds_bytes, name);
+}
+
+size_t OpenedShard::FillAhead(const std::vector<uint32_t>& samples) const {
+  if (!ranged_ || !ranged_->read_spans) return 0;
+  Ranged& r = *ranged_;
+  std::lock_guard<std::mutex> lock(r.mu);
+  // The samples not yet read, by where their bytes lie.
+  std::vector<std::pair<DataSpan, uint32_t>> wanted;
+  for (const uint32_t i : samples) {
+    if (i >= r.filled.size() || r.filled[i]) continue;
+    Result<DataSpan> span = RangedSpan(i);
+    // Read reports a bad bound; an empty sample has nothing to read.
+    if (!span.ok() || span->length == 0 || span->offset < r.head_bytes ||
+        span->offset + span->length > entry_->raw_data.bytes) {
+      continue;
+    }
+    wanted.emplace_back(*span, i);
+  }
+  if (wanted.empty()) return 0;
+  std::sort(wanted.begin(), wanted.end(), [](const auto& a, const auto& b) {
+    return a.first.offset < b.first.offset;
+  });
+  // Neighbours within kNearBytes share a span; groups[k]: wanted's range.
+  std::vector<DataSpan> spans;
+  std::vector<std::pair<size_t, size_t>> groups;
+  for (size_t k = 0; k < wanted.size(); ++k) {
+    const DataSpan& w = wanted[k].first;
+    if (!spans.empty()) {
+      DataSpan& last = spans.back();
+      const uint64_t end = last.offset + last.length;
+      if (w.offset >= end && w.offset - end <= kNearBytes) {
+        last.length = w.offset + w.length - last.offset;
+        groups.back().second = k + 1;
+        continue;
+      }
+      if (w.offset < end) continue;  // overlaps (a malformed table): Read's
+    }
+    spans.push_back(w);
+    groups.emplace_back(k, k + 1);
+  }
+  std::vector<Result<std::string>> got = r.read_spans(spans);
+  for (size_t s = 0; s < spans.size() && s < got.size(); ++s) {
+    if (!got[s].ok() || got[s]->size() != spans[s].length) continue;  // left for Read
+    for (size_t k = groups[s].first; k < groups[s].second; ++k) {
+      const DataSpan& w = wanted[k].first;
+      std::memcpy(r.room + w.offset, got[s]->data() + (w.offset - spans[s].offset), w.length);
+      r.filled[wanted[k].second] = true;
+    }
+  }
+  return spans.size();
+}
+
+Status OpenedShard::FillRanged(uint32_t i) const {
+  Ranged& r = *ranged_;
+  if (i >= r.filled.size()) return Status::Ok();  // the reader's own error
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (r.filled[i]) return Status::Ok();
+  const std::string& name = entry_->raw_data.basename;
+  SLUICE_ASSIGN_OR_RETURN(const DataSpan span, RangedSpan(i));
   if (span.length > 0) {
     SLUICE_ASSIGN_OR_RETURN(const std::string bytes, r.read_span(i, span));
     if (bytes.size() != span.length) {

@@ -62,9 +62,26 @@ class OpenedShard {
   // a SamplePeekable format with no meta file. Read is thread-safe: a
   // sample is read once, under the shard's own mutex.
   using SpanReader = std::function<Result<std::string>(uint32_t i, const DataSpan& span)>;
+  // Several spans at once (about one round trip), one answer per span in
+  // order; FillAhead's. May be null (FillAhead then reads nothing).
+  using SpansReader =
+      std::function<std::vector<Result<std::string>>(const std::vector<DataSpan>& spans)>;
   static Result<std::unique_ptr<OpenedShard>> OpenRanged(ShardEntry entry, std::string_view head,
-                                                         SpanReader read_span);
+                                                         SpanReader read_span,
+                                                         SpansReader read_spans = nullptr);
   bool ranged() const { return ranged_ != nullptr; }
+  // A ranged shard's samples `samples` (in any order) read now by one call
+  // of `read_spans`, samples whose bytes lie within kNearBytes of each
+  // other in one span: the prefetch thread opening the shard reads the
+  // samples its next uses read, so that the consumer does not wait a
+  // round trip for each (issue 41). Best effort: a sample whose bounds or
+  // read failed is left for Read, which reads it alone and reports its
+  // error with that sample's context. Returns the spans read. Nothing for
+  // a shard not ranged. Thread-safe, as Read.
+  size_t FillAhead(const std::vector<uint32_t>& samples) const;
+  // Samples apart by at most this many bytes are read by one span; such
+  // a span reads the bytes between them too.
+  static constexpr uint64_t kNearBytes = uint64_t{64} << 10;
 
   // The stand-in for a shard skipped as corrupt (skip_corrupt_shards): no
   // files, no entry; only skipped() may be called. One shared instance.
@@ -117,8 +134,12 @@ class OpenedShard {
   void ReadAhead(uint32_t i) const;
   // OpenRanged's: sample i's bytes read into their place, once.
   Status FillRanged(uint32_t i) const;
+  // Where sample i's bytes lie in the file (its bounds read from the
+  // head); ranged_->mu held.
+  Result<DataSpan> RangedSpan(uint32_t i) const;
   struct Ranged {
     SpanReader read_span;
+    SpansReader read_spans;
     const SamplePeekHooks* hooks = nullptr;
     char* room = nullptr;  // held_data_'s bytes, written a sample at a time
     uint64_t head_bytes = 0;

@@ -63,6 +63,11 @@ void PrefetchSchedule::Append(std::vector<size_t> shard_of, bool last) {
       seen = part.begin + k;
     }
   }
+  if (hold_room_ && n > 0) {
+    const size_t shards = *std::max_element(part.shard_of.begin(), part.shard_of.end()) + 1;
+    if (uses_left_.size() < shards) uses_left_.resize(shards, 0);
+    for (const uint32_t shard : part.shard_of) ++uses_left_[shard];
+  }
   known_ += n;
   parts_.push_back(std::move(part));
   complete_ = last;
@@ -160,31 +165,47 @@ void PrefetchSchedule::DropBefore(size_t p) {
   }
 }
 
+double PrefetchSchedule::HoldWorth(size_t shard, size_t use, uint64_t room) const {
+  const double left = shard < uses_left_.size() ? uses_left_[shard] : 0;
+  const double until = use >= consumer_ ? double(use - consumer_) + 1 : 1;
+  return left / (double(std::max<uint64_t>(room, 1)) * until);
+}
+
 bool PrefetchSchedule::Hold(size_t shard, size_t use) {
   if (held_for_use_.count(shard) > 0) return true;  // a shard already held keeps its place
   const uint64_t room = shard_room_ ? shard_room_(shard) : 1;
   const uint64_t budget = *hold_room_;
   if (room > budget) return false;
-  // Room enough once the held shards used after `use` are let go, the
-  // furthest first? Those used sooner stay: letting one go for a shard
-  // used later would cost its uses before that shard's.
-  uint64_t kept = held_room_;
-  for (auto it = held_by_use_.rbegin(); kept + room > budget && it != held_by_use_.rend() &&
-                                        it->first > use;
-       ++it) {
-    kept -= held_for_use_.at(it->second).room;
-  }
-  if (kept + room > budget) return false;
-  while (held_room_ + room > budget) {
-    const size_t furthest = std::prev(held_by_use_.end())->second;
-    Unhold(furthest);
-    let_go_.insert(furthest);
-    // Passed, its next use not scanned yet: no position ahead of the
-    // consumer views it.
-    ready_.erase(furthest);
+  if (held_room_ + room > budget) {
+    // Room enough once the held shards worth less than this one are let
+    // go, the least worth first (of equal worth, the one used furthest)?
+    // Those worth more stay: letting one go would cost more ranged reads
+    // than holding this one saves.
+    const double worth = HoldWorth(shard, use, room);
+    std::vector<std::pair<double, std::pair<size_t, size_t>>> less;  // (worth, (use, shard))
+    for (const auto& [held, h] : held_for_use_) {
+      const double w = HoldWorth(held, h.use, h.room);
+      if (w < worth) less.push_back({w, {h.use, held}});
+    }
+    std::sort(less.begin(), less.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    });
+    uint64_t kept = held_room_;
+    size_t go = 0;
+    while (kept + room > budget && go < less.size()) {
+      kept -= held_for_use_.at(less[go++].second.second).room;
+    }
+    if (kept + room > budget) return false;
+    for (size_t k = 0; k < go; ++k) {
+      const size_t gone = less[k].second.second;
+      Unhold(gone);
+      let_go_.insert(gone);
+      // Passed, its next use not scanned yet: no position ahead of the
+      // consumer views it.
+      ready_.erase(gone);
+    }
   }
   held_for_use_.emplace(shard, HeldShard{use, room});
-  held_by_use_.emplace(use, shard);
   held_room_ += room;
   return true;
 }
@@ -192,7 +213,6 @@ bool PrefetchSchedule::Hold(size_t shard, size_t use) {
 void PrefetchSchedule::Unhold(size_t shard) {
   auto it = held_for_use_.find(shard);
   if (it == held_for_use_.end()) return;
-  held_by_use_.erase({it->second.use, shard});
   held_room_ -= it->second.room;
   held_for_use_.erase(it);
 }
@@ -259,9 +279,11 @@ bool PrefetchSchedule::ScanOpen(size_t limit) {
       // the pairs of the positions before it would be stale, and in order
       // most positions continue a run.
       const void* handle = it->second.shard.get();
+      const size_t run_begin = k;
       do {
         at[k++] = handle;
       } while (k < k_end && s[k] == shard);
+      if (hold_room_) uses_left_[shard] -= static_cast<uint32_t>(k - run_begin);
       it->second.last_pos = part.begin + k - 1;
       expiry_.emplace_back(part.begin + k - 1, shard);
     }
@@ -307,6 +329,7 @@ void PrefetchSchedule::OpenedAtScan(Handle shard) {
   const size_t g = ShardAt(p);
   Part& part = PartAt(p);
   part.at[p - part.begin] = shard.get();
+  if (hold_room_) --uses_left_[g];
   ready_[g] = Entry{std::move(shard), p};
   expiry_.emplace_back(p, g);
   ++scan_;

@@ -42,7 +42,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -89,10 +88,16 @@ class PrefetchSchedule {
     // whose next use in the order is known but beyond the window stays
     // open for that use while the shards so held take at most this room
     // together (DatasetOptions::single_pass_memory), each counted at
-    // shard_room. When a shard does not fit, the held shards whose next
-    // use comes after its own are let go, the furthest first, until it
-    // fits (Belady's rule: the worker's order is known); if they cannot
-    // make room, it is let go itself. A shard let go (LetGo) is opened
+    // shard_room. When a shard does not fit, held shards are let go until
+    // it fits, the least worth holding first, and only those worth less
+    // than it; if they cannot make room, it is let go itself. A shard's
+    // worth (HoldWorth) is its uses left in the known order (each a
+    // ranged read once it is let go: a let-go shard stays let go) per
+    // byte of room and per position until its next use: with equal
+    // uses left and rooms, the held shards used after it are let go, the
+    // furthest first (Belady's rule, over the worker's known order); a
+    // shard with many samples left is kept before one used sooner for a
+    // sample or two. A shard let go (LetGo) is opened
     // for its later uses for ranged reads of their samples
     // (ShardPrefetcher's ranged_opener), not received whole again. py1e
     // spreads a shard's samples over a block of the order, so without
@@ -314,18 +319,22 @@ class PrefetchSchedule {
   // beyond the window: whether it is held (Options::hold_room), letting
   // go held shards used after `use` where it needs their room.
   bool Hold(size_t shard, size_t use);
+  // What holding `shard` (`room`, next used at `use`) saves: its uses
+  // left per byte of room and per position from the consumer to `use`.
+  double HoldWorth(size_t shard, size_t use, uint64_t room) const;
+  // uses_left_[shard]: its known positions the scan has not walked yet
+  // (only with hold_room).
+  std::vector<uint32_t> uses_left_;
   // `shard` is no longer held (the scan met its use, or it was let go).
   void Unhold(size_t shard);
   // The shards DropBefore kept for a use beyond the window (hold_room),
   // with that use and their room, until the scan meets that use or they
-  // go; by next use, for the one used furthest ahead; the room they take;
-  // and those let go with a later use (LetGo), for the order's life.
+  // go; the room they take; and those let go with a later use (LetGo), for the order's life.
   struct HeldShard {
     size_t use = 0;
     uint64_t room = 0;
   };
   std::unordered_map<size_t, HeldShard> held_for_use_;
-  std::set<std::pair<size_t, size_t>> held_by_use_;  // (use, shard)
   uint64_t held_room_ = 0;
   std::unordered_set<size_t> let_go_;
   const size_t look_ahead_limit_;

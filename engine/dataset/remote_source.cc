@@ -241,9 +241,10 @@ class StoreSource final : public RemoteSource {
   std::vector<Result<std::string>> GetRangesOnlyOfVersion(const std::string& key,
                                                           const std::vector<DataSpan>& spans,
                                                           const ObjectVersion& version,
-                                                          std::stop_token stop) override {
+                                                          std::stop_token stop,
+                                                          std::vector<ObjectStated>* stated) override {
     if (spans.size() <= 1) {
-      return RemoteSource::GetRangesOnlyOfVersion(key, spans, version, std::move(stop));
+      return RemoteSource::GetRangesOnlyOfVersion(key, spans, version, std::move(stop), stated);
     }
     Result<Store*> store = ThisProcessStore();
     if (!store.ok()) return std::vector<Result<std::string>>(spans.size(), store.status());
@@ -259,24 +260,28 @@ class StoreSource final : public RemoteSource {
         std::min<size_t>(spans.size(), static_cast<size_t>(std::max(1, options_.concurrency))));
     auto read_all = [](Store* store, const std::string* key, const std::vector<DataSpan>* spans,
                        const ObjectVersion* version, int in_flight,
-                       std::vector<Result<std::string>>* out) -> boost::asio::awaitable<Status> {
+                       std::vector<Result<std::string>>* out,
+                       std::vector<ObjectStated>* stated) -> boost::asio::awaitable<Status> {
       co_return co_await ForEachPartConcurrently(
           spans->size(), in_flight,
-          [store, key, spans, version, out](uint64_t i) -> boost::asio::awaitable<Status> {
+          [store, key, spans, version, out, stated](uint64_t i) -> boost::asio::awaitable<Status> {
             const DataSpan& span = (*spans)[i];
+            // Each read states into its own (the reads interleave).
+            ObjectVersion asked = *version;
+            asked.stated = stated ? &(*stated)[i] : nullptr;
             // Not a conditional expression of two co_awaits: GCC miscompiles
             // those (a heap corruption here).
-            if (version->Unchecked()) {
+            if (asked.Unchecked() && !asked.stated) {
               (*out)[i] = co_await store->GetRangeOnly(*key, span.offset, span.length);
             } else {
               (*out)[i] =
-                  co_await store->GetRangeOnlyOfVersion(*key, span.offset, span.length, *version);
+                  co_await store->GetRangeOnlyOfVersion(*key, span.offset, span.length, asked);
             }
             co_return Status::Ok();
           });
     };
-    (void)EventLoop::ForThisProcess().Run(read_all(*store, &key, &spans, &version, in_flight, &out),
-                                          std::move(stop));
+    (void)EventLoop::ForThisProcess().Run(
+        read_all(*store, &key, &spans, &version, in_flight, &out, stated), std::move(stop));
     return out;
   }
 
@@ -438,16 +443,19 @@ Result<uint64_t> RemoteSource::GetRangeOnlyOfVersionInRoom(const std::string& ke
 
 std::vector<Result<std::string>> RemoteSource::GetRangesOnlyOfVersion(
     const std::string& key, const std::vector<DataSpan>& spans, const ObjectVersion& version,
-    std::stop_token stop) {
+    std::stop_token stop, std::vector<ObjectStated>* stated) {
   std::vector<Result<std::string>> out;
   out.reserve(spans.size());
-  for (const DataSpan& span : spans) {
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const DataSpan& span = spans[i];
+    ObjectVersion asked = version;
+    asked.stated = stated ? &(*stated)[i] : nullptr;
     if (stop.stop_requested()) {
       out.push_back(CancelledError(Describe() + "/" + key + ": ranged read cancelled"));
     } else {
-      out.push_back(version.Unchecked()
+      out.push_back(asked.Unchecked() && !asked.stated
                         ? GetRangeOnly(key, span.offset, span.length, stop)
-                        : GetRangeOnlyOfVersion(key, span.offset, span.length, version, stop));
+                        : GetRangeOnlyOfVersion(key, span.offset, span.length, asked, stop));
     }
   }
   return out;

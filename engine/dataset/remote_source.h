@@ -113,10 +113,13 @@ class RemoteSource {
   // As GetRangesOnly, each span from the version of `key` whose etag is
   // `version` as GetRangeOnlyOfVersion reads one (unchecked: as it is
   // now). A Parquet row group's piece is read this way in parts, as a
-  // shard's download is; a peek's reads with the shard's size.
+  // shard's download is; a peek's reads with the shard's size. `stated`
+  // (may be null; else spans.size() of them): what answer i stated of the
+  // object goes to (*stated)[i], as ObjectVersion::stated for one read
+  // (version.stated itself is not written).
   virtual std::vector<Result<std::string>> GetRangesOnlyOfVersion(
       const std::string& key, const std::vector<DataSpan>& spans, const ObjectVersion& version,
-      std::stop_token stop = {});
+      std::stop_token stop = {}, std::vector<ObjectStated>* stated = nullptr);
   // The size of the parts a long range is read in (StreamShards::ReadPiece:
   // a Parquet row group's piece): the StoreOptions::part_size the source
   // was opened with, as a whole object's download uses; the default here.

@@ -23,7 +23,7 @@ ShardPrefetcher::ShardPrefetcher(std::vector<size_t> shard_of, size_t window, Op
                                  size_t look_ahead, bool hold_first,
                                  std::optional<uint64_t> hold_room,
                                  std::function<uint64_t(size_t)> shard_room,
-                                 Opener ranged_opener)
+                                 RangedOpener ranged_opener)
     : opener_(std::move(opener)),
       try_opener_(std::move(try_opener)),
       ranged_opener_(std::move(ranged_opener)),
@@ -120,12 +120,14 @@ ShardPrefetcher::ShardMap ShardPrefetcher::StopAndTakeNext() {
 Result<std::shared_ptr<const OpenedShard>> ShardPrefetcher::Open(size_t shard, bool wait,
                                                                  bool this_order) {
   bool ranged = false;
+  size_t from = 0;
   if (ranged_opener_ && this_order) {
     std::lock_guard<std::mutex> lock(mu_);
     ranged = schedule_.LetGo(shard);
+    from = schedule_.scan();
   }
   try {
-    if (ranged) return ranged_opener_(shard, &cancel_);
+    if (ranged) return ranged_opener_(shard, from, &cancel_);
     return wait ? opener_(shard, &cancel_) : try_opener_(shard, &cancel_);
   } catch (...) {
     return StatusFromException(std::current_exception(), "opening shard " + std::to_string(shard));

@@ -30,7 +30,10 @@
 // (the soonest used kept); one let go is opened for its later uses by
 // `ranged_opener` (its samples read by ranged reads,
 // StreamShards::OpenRangedShard) rather than by `opener`
-// (PrefetchSchedule::Options::hold_room).
+// (PrefetchSchedule::Options::hold_room). It is told the position its use
+// is the first of the shard's from (the scan's), so that it can read the
+// samples of the uses that follow ahead of the consumer
+// (OpenedShard::FillAhead).
 //
 // With `open_threads` > 1, that many shards are opened at once: helper
 // threads open the shards of later positions in the window (the thread
@@ -121,6 +124,10 @@ class ShardPrefetcher {
   // As Opener, but returns a null shard instead of waiting (see above).
   using TryOpener = Opener;
   using ShardMap = std::unordered_map<size_t, std::shared_ptr<const OpenedShard>>;
+  // As Opener, for a shard let go (see hold_room above): its use is the
+  // first of `shard` at or after position `from`.
+  using RangedOpener = std::function<Result<std::shared_ptr<const OpenedShard>>(
+      size_t shard, size_t from, const std::atomic<bool>* cancel)>;
   // The following order's shard per position; called at most once, on the
   // prefetch thread. An error just means nothing is prefetched.
   using NextOrder = std::function<Result<std::vector<size_t>>()>;
@@ -140,7 +147,7 @@ class ShardPrefetcher {
                   MoreOrder more = nullptr, size_t look_ahead = SIZE_MAX,
                   bool hold_first = false, std::optional<uint64_t> hold_room = std::nullopt,
                   std::function<uint64_t(size_t)> shard_room = nullptr,
-                  Opener ranged_opener = nullptr);
+                  RangedOpener ranged_opener = nullptr);
   ~ShardPrefetcher();
   ShardPrefetcher(const ShardPrefetcher&) = delete;
   ShardPrefetcher& operator=(const ShardPrefetcher&) = delete;
@@ -248,7 +255,7 @@ class ShardPrefetcher {
 
   const Opener opener_;
   const TryOpener try_opener_;
-  const Opener ranged_opener_;  // may be null
+  const RangedOpener ranged_opener_;  // may be null
   const NextOrder next_;
   const MoreOrder more_;
   mutable std::mutex mu_;

@@ -867,7 +867,28 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenRangedShard(size_t shard)
     counted->fetch_add(got->size(), std::memory_order_relaxed);
     return got;
   };
-  return OpenedShard::OpenRanged(std::move(e), head->bytes, std::move(read));
+  // FillAhead's: each answer's ETag checked as above; one that fails
+  // leaves its samples to `read`, whose error names the sample.
+  OpenedShard::SpansReader read_spans =
+      [remote = remote_, key, received,
+       counted = ranged_bytes_](const std::vector<DataSpan>& spans) {
+        std::vector<ObjectStated> now(spans.size());
+        std::vector<Result<std::string>> got =
+            remote->GetRangesOnlyOfVersion(key, spans, received, {}, &now);
+        for (size_t k = 0; k < got.size(); ++k) {
+          if (!got[k].ok()) continue;
+          if (!received.etag.empty() && !now[k].etag.empty() &&
+              !SameEtag(now[k].etag, received.etag)) {
+            got[k] = ObjectVersionChangedError(remote->Describe() + "/" + key, received.etag,
+                                               now[k].etag, spans[k].offset, spans[k].length);
+            continue;
+          }
+          counted->fetch_add(got[k]->size(), std::memory_order_relaxed);
+        }
+        return got;
+      };
+  return OpenedShard::OpenRanged(std::move(e), head->bytes, std::move(read),
+                                 std::move(read_spans));
 }
 
 bool IsCorruption(const Status& s) {

@@ -131,7 +131,9 @@ class StreamShards {
   // pass, a shard that is not SamplePeekable, has a meta file or is a
   // Parquet piece, or whose head was not kept (never received here); the
   // caller then opens it whole (OpenShard). Its reads' errors name the
-  // stream, the shard, the sample and its URL and bytes.
+  // stream, the shard, the sample and its URL and bytes. Its FillAhead
+  // reads its spans at once (RemoteSource::GetRangesOnlyOfVersion), each
+  // answer's ETag checked as a sample's read checks it.
   Result<std::unique_ptr<OpenedShard>> OpenRangedShard(size_t shard);
 
   // The bytes shard `shard` takes held in memory by a single pass: its

@@ -202,6 +202,22 @@ TEST(PrefetchSchedule, ASinglePassPastItsRoomKeepsTheShardsUsedSoonest) {
   EXPECT_EQ(gets, 3u + 1u);
 }
 
+// Room for one shard: shard 0 is passed first and read six times more at
+// the end; shard 1 is passed next and read once more, sooner. Letting a
+// held shard go costs a ranged read for each of its samples left, so 0
+// (6 left over 10 positions) is worth holding more than 1 (1 left over
+// 5): 1 is let go, 3 receives and 1 ranged sample read. By next use alone
+// (Belady's rule) 0 was let go for 1: 3 receives and 6 ranged reads.
+TEST(PrefetchSchedule, ASinglePassKeepsTheHeldShardWithMoreSamplesLeftPerPosition) {
+  const std::vector<size_t> order{0, 1, 9, 9, 9, 9, 1, 9, 9, 9, 9, 0, 0, 0, 0, 0, 0};
+  std::vector<size_t> received;
+  std::set<size_t> held;
+  const size_t gets = PassGets(order, 1, nullptr, &received, &held);
+  EXPECT_EQ(received, (std::vector<size_t>{0, 1, 9}));
+  EXPECT_EQ(held, (std::set<size_t>{0}));
+  EXPECT_EQ(gets, 3u + 1u);
+}
+
 TEST(PrefetchSchedule, AShardReusedWithinAWindowStaysOpenWithoutALimit) {
   // Shard 0 at 0, shard 1 at 1..7, shard 0 again at 8; window 8.
   std::vector<size_t> order{0, 1, 1, 1, 1, 1, 1, 1, 0};

@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -122,6 +123,21 @@ TEST(SinglePassShuffled, EveryShardIsReceivedOnceInTheCachedModesOrder) {
   }
 }
 
+// Samples [first, end) of `shard` whose bytes a ranged GET from byte
+// `from` of `bytes` bytes read: whole samples, consecutive; {0, 0} when
+// it read anything else.
+std::pair<size_t, size_t> SamplesOfGet(const std::string& shard, uint64_t from, uint64_t bytes) {
+  uint32_t n = 0;  // the sample count, at byte 0
+  std::memcpy(&n, shard.data(), 4);
+  size_t first = 0;
+  while (first < n && Offset(shard, first) < from) ++first;
+  if (first == n || Offset(shard, first) != from) return {0, 0};
+  size_t end = first;
+  while (end < n && Offset(shard, end + 1) <= from + bytes) ++end;
+  if (end == first || Offset(shard, end) != from + bytes) return {0, 0};
+  return {first, end};
+}
+
 TEST(SinglePassShuffled, ABudgetOfOneShardReadsTheRestBySampleRangedReads) {
   Shards s;
   ASSERT_NO_FATAL_FAILURE(MakeShards(&s));
@@ -135,30 +151,107 @@ TEST(SinglePassShuffled, ABudgetOfOneShardReadsTheRestBySampleRangedReads) {
   ASSERT_NO_FATAL_FAILURE(ReadAll(o, &single));
   EXPECT_EQ(single.ids, cached.ids);
   EXPECT_TRUE(single.bytes == cached.bytes);
-  // Per shard: one whole receive (its first), then each GET is one
-  // sample's bytes exactly, no sample twice.
+  // Per shard: one whole receive (its first), then each GET is the bytes
+  // of a run of whole samples (near samples read ahead together,
+  // OpenedShard::FillAhead).
   size_t ranged = 0;
   for (const auto& [name, gets] : ShardGets(s, server)) {
     const std::string& shard = s.bytes.at(name);
-    uint32_t n = 0;  // the sample count, at byte 0
-    std::memcpy(&n, shard.data(), 4);
-    std::map<uint64_t, size_t> sample_at;  // offsets[i] -> i
-    for (uint32_t i = 0; i < n; ++i) sample_at[Offset(shard, i)] = i;
     ASSERT_FALSE(gets.empty());
     EXPECT_EQ(gets[0].first, 0u) << name;
     EXPECT_EQ(gets[0].bytes, shard.size()) << name;
-    std::set<size_t> read;
     for (size_t k = 1; k < gets.size(); ++k) {
-      auto at = sample_at.find(gets[k].first);
-      ASSERT_NE(at, sample_at.end()) << name << ": a GET from byte " << gets[k].first;
-      const size_t i = at->second;
-      EXPECT_EQ(gets[k].bytes, Offset(shard, i + 1) - Offset(shard, i)) << name << " sample " << i;
-      EXPECT_TRUE(read.insert(i).second) << name << " sample " << i << " read twice";
-      ++ranged;
+      const auto [first, end] = SamplesOfGet(shard, gets[k].first, gets[k].bytes);
+      ASSERT_LT(first, end) << name << ": a GET of bytes " << gets[k].first << "+"
+                            << gets[k].bytes << " reads no run of whole samples";
+      ranged += end - first;
     }
   }
   EXPECT_EQ(ShardGets(s, server).size(), s.bytes.size());
   EXPECT_GT(ranged, 100u) << "the budget of one shard let none go";
+}
+
+// Two streams of very different shard sizes (about 32 KiB and 4 KiB) in
+// one shuffled single pass, with room for one large shard or eight small
+// ones: the order and bytes are the cached mode's, every shard is
+// received whole once (its first GET) and never again, and every later
+// GET reads a run of whole samples of it. The shards differed in size
+// nowhere else: the synthetic writer makes them all about one size.
+TEST(SinglePassShuffled, ShardsOfVeryDifferentSizesInOnePass) {
+  ScratchDir remote;
+  std::map<std::string, std::string> bytes;  // by "/" + stream + "/" + basename
+  uint64_t largest = 0;
+  for (const auto& [stream, samples, limit] :
+       {std::tuple<std::string, int, uint64_t>{"large", 2000, uint64_t{32} << 10},
+        std::tuple<std::string, int, uint64_t>{"small", 1000, uint64_t{4} << 10}}) {
+    const std::string dir = JoinPath(remote.path(), stream);
+    testing::WriteSyntheticMds(dir, samples, limit);
+    auto reader = DatasetReader::Open(dir);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    for (const ShardEntry& e : (*reader)->index().shards) {
+      auto b = ReadFile(JoinPath(dir, e.raw_data.basename));
+      ASSERT_TRUE(b.ok());
+      largest = std::max<uint64_t>(largest, b->size());
+      bytes["/" + stream + "/" + e.raw_data.basename] = std::move(*b);
+    }
+  }
+  TailHoldingServer server(remote.path(), "none", 0);
+  auto options = [&](const ScratchDir& cache, bool single_pass) {
+    DatasetOptions o;
+    for (const std::string stream : {"large", "small"}) {
+      StreamOptions st;
+      st.remote = server.url() + "/" + stream;
+      st.local = JoinPath(cache.path(), stream);
+      st.single_pass = single_pass;
+      st.single_pass_part_size = 0;
+      st.download_retry = 0;
+      o.streams.push_back(st);
+    }
+    o.world.world_size = 1;
+    o.world.local_world_size = 1;
+    o.prefetch_next_epoch = false;
+    o.wait_timeout = std::chrono::seconds(10);
+    o.plan.shuffle = true;
+    o.peek_first_sample = false;
+    o.single_pass_memory = largest + largest / 8;
+    return o;
+  };
+  auto read_all = [](const DatasetOptions& o, Epoch* out) {
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    out->ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 16, &out->bytes);
+    ASSERT_EQ(out->ids.size(), 3000u);
+  };
+  Epoch cached, single;
+  {
+    ScratchDir cache;
+    ASSERT_NO_FATAL_FAILURE(read_all(options(cache, false), &cached));
+  }
+  const size_t cached_gets = server.AnsweredGets().size();
+  ScratchDir cache;
+  ASSERT_NO_FATAL_FAILURE(read_all(options(cache, true), &single));
+  EXPECT_EQ(single.ids, cached.ids);
+  EXPECT_TRUE(single.bytes == cached.bytes);
+  std::map<std::string, std::vector<TailHoldingServer::Answered>> gets;
+  std::vector<TailHoldingServer::Answered> answered = server.AnsweredGets();
+  for (size_t k = cached_gets; k < answered.size(); ++k) {
+    if (bytes.count(answered[k].target)) gets[answered[k].target].push_back(answered[k]);
+  }
+  EXPECT_EQ(gets.size(), bytes.size());
+  size_t ranged = 0;
+  for (const auto& [name, shard_gets] : gets) {
+    const std::string& shard = bytes.at(name);
+    ASSERT_FALSE(shard_gets.empty());
+    EXPECT_EQ(shard_gets[0].first, 0u) << name;
+    EXPECT_EQ(shard_gets[0].bytes, shard.size()) << name;
+    for (size_t k = 1; k < shard_gets.size(); ++k) {
+      const auto [first, end] = SamplesOfGet(shard, shard_gets[k].first, shard_gets[k].bytes);
+      ASSERT_LT(first, end) << name << ": a GET of bytes " << shard_gets[k].first << "+"
+                            << shard_gets[k].bytes << " reads no run of whole samples";
+      ranged += end - first;
+    }
+  }
+  EXPECT_GT(ranged, 0u) << "the budget let no shard go";
 }
 
 // A shard rewritten one byte longer right after its whole receive (seen
@@ -200,17 +293,21 @@ TEST(SinglePassShuffled, ARangedSampleReadOfAShardRewrittenSinceItsReceiveFails)
 }
 
 // The same over a server that states ETags (as nginx does), each shard
-// rewritten at the same size (its last byte changed) right after its whole
-// receive: the size checks nothing, so the later samples' ranged reads
-// name the ETag the receive saw, and the first of them fails with the
-// store's changed-object error naming the shard's URL, the answer's ETag
-// and the received one. Before, they named the size alone and the pass
-// served the rewritten file's bytes.
+// rewritten at the same size (every byte of its samples changed) right
+// after its whole receive: the size checks nothing, so the later samples'
+// ranged reads name the ETag the receive saw, and the first of them fails
+// with the store's changed-object error naming the shard's URL, the
+// answer's ETag and the received one; every sample served before it is
+// the cached mode's. Before, they named the size alone and the pass
+// served the rewritten file's bytes; samples read ahead together
+// (OpenedShard::FillAhead) check each answer's ETag as well.
 TEST(SinglePassShuffled, ARangedSampleReadOfAShardRewrittenAtTheSameSizeFailsOnItsETag) {
   Shards s;
   ASSERT_NO_FATAL_FAILURE(MakeShards(&s));
   TailHoldingServer server(s.remote.path(), "none", 0);
   server.StateEtags();
+  Epoch cached;
+  ASSERT_NO_FATAL_FAILURE(CachedEpoch(s, &cached));
   ScratchDir cache;
   DatasetOptions o = Shuffled(s, cache, server.url(), true);
   o.single_pass_memory = s.largest;
@@ -228,13 +325,17 @@ TEST(SinglePassShuffled, ARangedSampleReadOfAShardRewrittenAtTheSameSizeFailsOnI
         continue;
       }
       std::string changed = s.bytes.at(a.target);
-      changed.back() = static_cast<char>(changed.back() ^ 0xff);
+      for (size_t k = Offset(changed, 0); k < changed.size(); ++k) {
+        changed[k] = static_cast<char>(changed[k] ^ 0xff);
+      }
       ASSERT_TRUE(WriteFileAtomic(s.remote.path() + a.target, changed).ok());
       rewritten[a.target] = std::move(changed);
     }
     n = (*ds)->NextBatch(1, &id, &fields);
     if (!n.ok() || *n == 0) break;
     ASSERT_LT(served, 3000u);
+    ASSERT_EQ(id, cached.ids[served]);
+    ASSERT_EQ(testing::FieldBytes(fields[0]), cached.bytes[served]) << "sample " << id;
   }
   ASSERT_FALSE(n.ok()) << "the pass read every sample of the rewritten shards";
   EXPECT_EQ(n.status().code(), StatusCode::kCorrupt) << n.status().ToString();
