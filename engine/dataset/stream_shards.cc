@@ -858,12 +858,10 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenRangedShard(size_t shard)
         remote->GetRangeOnlyOfVersion(key, span.offset, span.length, asked, {});
     if (!got.ok()) return got.status().WithContext(context());
     // A store that reads any version (the web stores send no If-Match)
-    // answers the object as it is now: its ETag is compared here, as
-    // stores that send If-Match compare an answer's (SendRanged).
-    if (!received.etag.empty() && !now.etag.empty() && !SameEtag(now.etag, received.etag)) {
-      return ObjectVersionChangedError(url, received.etag, now.etag, span.offset, span.length)
-          .WithContext(context());
-    }
+    // answers the object as it is now: its ETag is compared here.
+    SLUICE_RETURN_IF_ERROR(
+        AnswerIsOfVersion(url, received.etag, now.etag, span.offset, span.length)
+            .WithContext(context()));
     counted->fetch_add(got->size(), std::memory_order_relaxed);
     return got;
   };
@@ -877,10 +875,10 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenRangedShard(size_t shard)
             remote->GetRangesOnlyOfVersion(key, spans, received, {}, &now);
         for (size_t k = 0; k < got.size(); ++k) {
           if (!got[k].ok()) continue;
-          if (!received.etag.empty() && !now[k].etag.empty() &&
-              !SameEtag(now[k].etag, received.etag)) {
-            got[k] = ObjectVersionChangedError(remote->Describe() + "/" + key, received.etag,
-                                               now[k].etag, spans[k].offset, spans[k].length);
+          Status same = AnswerIsOfVersion(remote->Describe() + "/" + key, received.etag,
+                                          now[k].etag, spans[k].offset, spans[k].length);
+          if (!same.ok()) {
+            got[k] = std::move(same);
             continue;
           }
           counted->fetch_add(got[k]->size(), std::memory_order_relaxed);

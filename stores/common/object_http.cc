@@ -114,13 +114,10 @@ awaitable<Result<std::string>> BytesOfRangedGet(Store& store, std::string key, u
 
 namespace {
 
-// Ok unless an answer stated ETag `now` where `asked` was asked (a server
-// that ignores If-Match): ObjectVersionChangedError. No ETag asked or
-// stated checks nothing.
-Status AnswerIsOfVersion(const Store& store, const std::string& key, const std::string& asked,
-                         const std::string& now, uint64_t offset, uint64_t length) {
-  if (asked.empty() || now.empty() || SameEtag(now, asked)) return Status::Ok();
-  return ObjectVersionChangedError(JoinKey(store.root(), key), asked, now, offset, length);
+// AnswerIsOfVersion of `key`'s URL.
+Status AnswerOfKeyIsOfVersion(const Store& store, const std::string& key, const std::string& asked,
+                              const std::string& now, uint64_t offset, uint64_t length) {
+  return AnswerIsOfVersion(JoinKey(store.root(), key), asked, now, offset, length);
 }
 
 // SendRangedGet up to the answer: the range, If-Match, and the checks of
@@ -154,7 +151,7 @@ awaitable<Result<HttpResponse>> SendRanged(HttpClient& client, Store& store, std
   if (progress != nullptr && req.body_into != nullptr) {
     req.on_answer = [&](const HttpResponse& answer) -> Status {
       const std::string now = answer.Header("etag");
-      refused = AnswerIsOfVersion(store, key, etag, now, offset, length);
+      refused = AnswerOfKeyIsOfVersion(store, key, etag, now, offset, length);
       if (refused.ok()) refused = progress->Answered(ObjectStated{answer.object_size, now});
       told = refused.ok();
       return refused;
@@ -183,7 +180,7 @@ awaitable<Result<HttpResponse>> SendRanged(HttpClient& client, Store& store, std
                           store.root(), key);
   }
   if (resp.ok()) {
-    Status same = AnswerIsOfVersion(store, key, etag, resp->Header("etag"), offset, length);
+    Status same = AnswerOfKeyIsOfVersion(store, key, etag, resp->Header("etag"), offset, length);
     if (!same.ok()) {
       *checked_error = true;
       co_return same;

@@ -282,6 +282,12 @@ Status ObjectVersionChangedError(std::string_view object, std::string_view liste
       .WithMark(StatusMark::kSourceChanged);
 }
 
+Status AnswerIsOfVersion(std::string_view object, std::string_view asked, std::string_view now,
+                         uint64_t offset, uint64_t length) {
+  if (asked.empty() || now.empty() || SameEtag(now, asked)) return Status::Ok();
+  return ObjectVersionChangedError(object, asked, now, offset, length);
+}
+
 bool IsObjectChangedError(const Status& s) {
   return IsCorrupt(s) && s.mark() == StatusMark::kSourceChanged;
 }

@@ -157,6 +157,16 @@ Status ObjectSizeChangedError(std::string_view object, uint64_t stated, uint64_t
 Status ObjectVersionChangedError(std::string_view object, std::string_view listed,
                                  std::string_view now, uint64_t offset, uint64_t length);
 
+// Ok when an answer that stated ETag `now` is of the version with ETag
+// `asked`: where either is empty (nothing to compare) or they are the same
+// (SameEtag); else ObjectVersionChangedError(object, asked, now, offset,
+// length). The one comparison of an answer's ETag with the version asked,
+// whether or not the request carried If-Match (a server may ignore it; the
+// web stores send none and read any version, so a caller that needs one
+// version compares here). Pure.
+Status AnswerIsOfVersion(std::string_view object, std::string_view asked, std::string_view now,
+                         uint64_t offset, uint64_t length);
+
 // Whether `s` is ObjectSizeChangedError or ObjectVersionChangedError (their
 // StatusMark::kSourceChanged, kept through WithContext): a store's word
 // that the object is not the one the index describes, which every further
