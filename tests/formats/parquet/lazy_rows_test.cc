@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -175,13 +176,26 @@ struct ChunkPages {
   std::vector<uint64_t> values;  // per data page
 };
 
-ChunkPages PagesOf(const Group& g, size_t field) {
-  ChunkPages pages;
+// The footer of `g`'s file, read from its bytes.
+Result<FileFooter> FooterOf(const Group& g) {
   RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
     out->assign(g.bytes.substr(offset, size));
     return Status::Ok();
   };
-  Result<FileFooter> footer = ReadFooter(g.bytes.size(), read, g.name);
+  return ReadFooter(g.bytes.size(), read, g.name);
+}
+
+// The index of the schema field named `name` (fields.size() when none is).
+size_t FieldNamed(const FileFooter& footer, std::string_view name) {
+  for (size_t f = 0; f < footer.schema.fields.size(); ++f) {
+    if (footer.schema.fields[f].name == name) return f;
+  }
+  return footer.schema.fields.size();
+}
+
+ChunkPages PagesOf(const Group& g, size_t field) {
+  ChunkPages pages;
+  Result<FileFooter> footer = FooterOf(g);
   EXPECT_TRUE(footer.ok());
   const size_t leaf = footer->schema.fields[field].first_leaf;
   const ByteRange r = footer->chunk_ranges[g.row_group][leaf];
@@ -301,16 +315,9 @@ TEST(LazyRowsPages, ResumeAtRowDecodesOnlyThePagesFromItsPageOn) {
 // decode's, offsets and values byte for byte.
 TEST(LazyRowsPages, FirstRowOfADictionaryPageDecodesOneStepOfItsLevels) {
   const Group g = FixtureGroup("hf_text.parquet", 0);
-  RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
-    out->assign(g.bytes.substr(offset, size));
-    return Status::Ok();
-  };
-  Result<FileFooter> footer = ReadFooter(g.bytes.size(), read, g.name);
+  Result<FileFooter> footer = FooterOf(g);
   ASSERT_TRUE(footer.ok()) << footer.status().ToString();
-  size_t field = footer->schema.fields.size();
-  for (size_t f = 0; f < footer->schema.fields.size(); ++f) {
-    if (footer->schema.fields[f].name == "input_ids") field = f;
-  }
+  const size_t field = FieldNamed(*footer, "input_ids");
   ASSERT_LT(field, footer->schema.fields.size());
   const ByteRange range = footer->chunk_ranges[0][footer->schema.fields[field].first_leaf];
   const std::string_view chunk = std::string_view(g.bytes).substr(range.offset, range.size);
@@ -358,16 +365,9 @@ TEST(LazyRowsPages, FirstRowOfADictionaryPageDecodesOneStepOfItsLevels) {
 // decompressed whole at once, never left compressed.
 TEST(LazyRowsPages, FirstRowsOfTextDecompressOnlyTheirDictionaryEntries) {
   const Group g = FixtureGroup("hf_text.parquet", 0);
-  RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
-    out->assign(g.bytes.substr(offset, size));
-    return Status::Ok();
-  };
-  Result<FileFooter> footer = ReadFooter(g.bytes.size(), read, g.name);
+  Result<FileFooter> footer = FooterOf(g);
   ASSERT_TRUE(footer.ok()) << footer.status().ToString();
-  size_t field = footer->schema.fields.size();
-  for (size_t f = 0; f < footer->schema.fields.size(); ++f) {
-    if (footer->schema.fields[f].name == "text") field = f;
-  }
+  const size_t field = FieldNamed(*footer, "text");
   ASSERT_LT(field, footer->schema.fields.size());
   const size_t leaf = footer->schema.fields[field].first_leaf;
   ASSERT_EQ(footer->chunk(0, leaf).codec, CompressionCodec::kSnappy);
@@ -426,11 +426,7 @@ TEST(LazyRowsPages, FirstRowsOfTextDecompressOnlyTheirDictionaryEntries) {
 // that page only in part, fails with the whole open's error, word for word.
 TEST(LazyRowsBadPages, ADictionaryLeftCompressedFailsWithTheWholeOpensError) {
   Group g = FixtureGroup("hf_text.parquet", 0);
-  RangeReader read = [&](uint64_t offset, uint64_t size, std::string* out) {
-    out->assign(g.bytes.substr(offset, size));
-    return Status::Ok();
-  };
-  Result<FileFooter> footer = ReadFooter(g.bytes.size(), read, g.name);
+  Result<FileFooter> footer = FooterOf(g);
   ASSERT_TRUE(footer.ok()) << footer.status().ToString();
   const size_t leaf = footer->schema.fields[0].first_leaf;
   ASSERT_EQ(footer->schema.leaves[leaf].path, "text");
