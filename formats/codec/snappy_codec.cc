@@ -323,8 +323,10 @@ bool SnappyPrefix::DecodeTo(uint64_t bytes) {
     } else if (t.offset >= t.length) {
       std::memcpy(dst, dst - t.offset, t.length);
     } else {
-      // An overlapping copy repeats its first `offset` bytes.
-      for (uint64_t i = 0; i < t.length; ++i) dst[i] = dst[i - t.offset];
+      // An overlapping copy repeats its first `offset` bytes. Indexed
+      // from its source, not dst[i - offset]: i < offset would wrap.
+      const char* const src = dst - t.offset;
+      for (uint64_t i = 0; i < t.length; ++i) dst[i] = src[i];
     }
     produced_ += t.length;
   }
