@@ -49,19 +49,20 @@ def timed(write):
 
 
 def write_file(path, total, flags=0, in_flight=1):
-    """`total` bytes into a new file at `path` in BLOCK writes, `in_flight`
-    threads each writing its own part from one page-aligned buffer."""
+    """`total` bytes (a multiple of BLOCK) of 0x5a into a new file at `path`
+    in BLOCK writes, `in_flight` threads each writing its own run of blocks
+    from one page-aligned buffer."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | flags, 0o600)
     try:
-        part = total // in_flight // BLOCK * BLOCK
+        blocks = total // BLOCK
         errors = []
 
         def run(i):
             try:
                 buf = mmap.mmap(-1, BLOCK)  # page-aligned, as O_DIRECT asks
                 buf.write(b'\x5a' * BLOCK)
-                for offset in range(i * part, (i + 1) * part, BLOCK):
-                    os.pwrite(fd, buf, offset)
+                for block in range(i * blocks // in_flight, (i + 1) * blocks // in_flight):
+                    os.pwrite(fd, buf, block * BLOCK)
             except OSError as e:
                 errors.append(e)
 
