@@ -11,7 +11,7 @@ reference: the receive alone, no file written; HTTP/1.1 to one host:
         /usr/bin/python3 bench/python/cold_epoch.py --workload B \\
         [--samples N] [--size BYTES] [--runs 3] [--curl-parallel 8,32] \\
         [--fetch-concurrency N] [--library NAME=PATH[,PYTHONPATH] ...] [--s3rver] \\
-        [--single-pass [--single-pass-part-size 0,8388608]] [--perf DIR]
+        [--single-pass [--single-pass-part-size 0,8388608]] [--perf DIR] [--sched]
 
 Workloads (MDS, 64 MiB uncompressed shards): A = 1 KiB samples, B = 256 KiB
 samples; --samples scales them (defaults 200,000 and 4,000: the issue's
@@ -41,6 +41,14 @@ zeroes; a 2 MiB huge page counts once) and the huge pages faulted in per
 GB (/proc/vmstat thp_fault_alloc over the child's life: machine-wide, so
 another process's count too). --perf DIR runs each Sluice child under
 `perf record -g` into DIR (e.g. for the share of `clear_page_erms`).
+--sched prints, per Sluice row, where its child's busiest threads spent
+the epoch, from /proc/self/task/*/schedstat (medians over the runs): the
+seconds each ran, waited runnable on the run queue (the cores busy with
+other work: on a shared machine, the load), and the rest of the epoch
+(blocked: waiting for bytes, for work, for the disk); the main thread
+(the consumer) first, then the others by CPU seconds. A wall that grows
+with the run queue and not with the blocked time is the machine's load,
+not the engine's waits.
 --single-pass-part-size gives the single-pass rows once per value, each
 with the engine's key single_pass_part_size (0: one request a shard; a
 library that does not know the key refuses it), interleaved as above.
@@ -61,17 +69,20 @@ WORKLOADS = {'A': (200_000, 1 << 10), 'B': (4_000, 256 << 10)}
 # --perf: the folder each Sluice child's `perf record` goes to, and a count.
 PERF_DIR = None
 PERF_RUNS = [0]
+# --sched: the name of the row whose child runs next (None: not asked).
+SCHED_ROW = [None]
 
 CHILD = r'''
 import sys, time
 sys.path.insert(0, %r)
-from cold_epoch import cpu_seconds, minor_faults
+from cold_epoch import cpu_seconds, minor_faults, thread_sched
 import sluice
 class Dataset(sluice.StreamingDataset):
     # Engine keys beside Mosaic's arguments (see StreamingDataset.__init__).
     _engine_keys = {'fetch_concurrency': int(sys.argv[4])} if sys.argv[4] else {}
     if sys.argv[6]:
         _engine_keys['single_pass_part_size'] = int(sys.argv[6])
+sched0 = thread_sched()
 c0, t0, f0 = cpu_seconds(), time.perf_counter(), minor_faults()
 extra = {'single_pass': True} if sys.argv[5] == '1' else {}
 ds = Dataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1', batch_size=16,
@@ -79,6 +90,8 @@ ds = Dataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1', 
 n = sum(1 for _ in ds)
 print(n, time.perf_counter() - t0, cpu_seconds() - c0, ds._engine.counters()['bytes_downloaded'],
       minor_faults() - f0)
+print(' '.join('%%s:%%.4f:%%.4f' %% (tid, run - sched0.get(tid, (0, 0))[0], wait - sched0.get(tid, (0, 0))[1])
+               for tid, (run, wait) in thread_sched().items()))
 ''' % HERE
 
 
@@ -99,6 +112,41 @@ def minor_faults():
     first touch of a fresh page, which the kernel zeroes (a 2 MiB huge
     page's fault counts once, as a 4 KiB page's does)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def thread_sched():
+    """{thread id: (seconds run, seconds waited runnable on a run queue)}
+    of this process's threads so far (/proc/self/task/*/schedstat; empty
+    where the kernel does not tell)."""
+    out = {}
+    try:
+        tids = os.listdir('/proc/self/task')
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f'/proc/self/task/{tid}/schedstat') as f:
+                run, wait = f.read().split()[:2]
+        except (OSError, ValueError):
+            continue  # a thread that ended meanwhile
+        out[tid] = (int(run) / 1e9, int(wait) / 1e9)
+    return out
+
+
+def busiest_threads(line, main_tid, seconds, count=3):
+    """[(name, run s, run queue s, blocked s)] of the child's main thread
+    and its `count` - 1 busiest others, from the child's schedstat line
+    (`tid:run:wait` each) over an epoch of `seconds`."""
+    threads = [x.split(':') for x in line.split()]
+    threads = [(tid, float(run), float(wait)) for tid, run, wait in threads]
+    main = [t for t in threads if t[0] == main_tid]
+    rest = sorted((t for t in threads if t[0] != main_tid), key=lambda t: -t[1])
+    return [('main' if t[0] == main_tid else f'#{i}', t[1], t[2], max(0.0, seconds - t[1] - t[2]))
+            for i, t in enumerate(main + rest[:count - len(main)])]
+
+
+# --sched: per row name, the busiest threads of each run (busiest_threads).
+SCHED_ROWS = {}
 
 
 def thp_faults():
@@ -160,11 +208,17 @@ def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None, e
                 'single' if single_pass_bytes else 'cached', 'shuffled' if shuffle else 'inorder',
                 PERF_RUNS[0])
             cmd = ['perf', 'record', '-q', '-g', '-o', os.path.join(PERF_DIR, name), '--'] + cmd
-        out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 env=env)
+        stdout, stderr = child.communicate()
         thp = thp_faults() - thp0
-        if out.returncode != 0:
-            raise RuntimeError(out.stderr)
-        n, seconds, cpu, downloaded, faults = out.stdout.split()
+        if child.returncode != 0:
+            raise RuntimeError(stderr)
+        lines = stdout.splitlines()
+        n, seconds, cpu, downloaded, faults = lines[0].split()
+        if SCHED_ROW[0] is not None and not PERF_DIR:
+            SCHED_ROWS.setdefault(SCHED_ROW[0], []).append(
+                busiest_threads(lines[1], str(child.pid), float(seconds)))
         if int(n) != samples:
             raise RuntimeError(f'{library}: read {n} samples, expected {samples}')
         if single_pass_bytes:
@@ -271,6 +325,8 @@ def main():
                     help='comma-separated single_pass_part_size values, a single-pass row each')
     ap.add_argument('--perf', metavar='DIR',
                     help='run each Sluice child under `perf record -g`, a profile each into DIR')
+    ap.add_argument('--sched', action='store_true',
+                    help="per Sluice row, its busiest threads' run, run-queue and blocked seconds")
     args = ap.parse_args()
     global PERF_DIR
     PERF_DIR = args.perf
@@ -315,6 +371,8 @@ def main():
                     for name, lib in libraries:
                         for order, shuffle in (('in order', False), ('shuffled', True)):
                             for mode, single, part_size in modes:
+                                if args.sched:
+                                    SCHED_ROW[0] = f'{path.name} {name}, {mode}{order}'
                                 rows.setdefault((path.name, f'{name}, {mode}{order}'), []).append(
                                     path.measured(lambda: sluice_epoch(
                                         lib, path.remote, shuffle, work, samples,
@@ -354,6 +412,13 @@ def main():
                 print(f'  {path:8s} {name:36s} {statistics.median(secs):8.3f} '
                       f'({min(secs):.3f}, {max(secs):.3f}){"":>5s} {mbps:7.0f} '
                       f'{mbps / best:10.0%} {cpu_gb:8.2f}{server}{downloaded}{faults}')
+        if SCHED_ROWS:
+            print("  threads' seconds over the epoch, medians: run / run queue / blocked")
+            for row, runs in SCHED_ROWS.items():
+                print(f'  {row:45s} ' + '  '.join(
+                    f'{runs[0][i][0]} ' + ' / '.join(
+                        f'{statistics.median(r[i][k] for r in runs):.2f}' for k in (1, 2, 3))
+                    for i in range(min(len(r) for r in runs))))
     finally:
         shutil.rmtree(work)
 
