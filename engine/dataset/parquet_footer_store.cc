@@ -448,7 +448,8 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
       }
     };
     std::vector<std::thread> threads;
-    for (size_t t = 0; t < std::min<size_t>(to_read.size(), kConcurrentFooterReads); ++t) {
+    const size_t readers = remote.RangeReadsAtOnce(kConcurrentFooterReads);
+    for (size_t t = 0; t < std::min(to_read.size(), readers); ++t) {
       threads.emplace_back(work);
     }
     auto write = [&]() -> Status {

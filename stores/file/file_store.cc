@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <thread>
 
 #include "base/asio/co_status.h"
 #include "base/file.h"
@@ -318,6 +319,8 @@ Result<uint64_t> ReadFileStoreRangeInto(std::string_view url, const std::string&
   return ReadLocalRangeWith(JoinPath(root, key), offset, length, version,
                             env != nullptr ? env : Env::Default(), [into](uint64_t) { return into; });
 }
+
+size_t LocalReadsAtOnce() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url, Env* env) {
   SLUICE_ASSIGN_OR_RETURN(std::string path, FileUrlToPath(url));

@@ -11,6 +11,7 @@
 
 #include <sys/stat.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -58,5 +59,13 @@ Result<uint64_t> ReadFileStoreRangeInto(std::string_view url, const std::string&
                                         uint64_t offset, uint64_t length,
                                         const ObjectVersion& version, char* into,
                                         Env* env = Env::Default());
+
+// How many small reads of local files (a million Parquet footers) are worth
+// making at once: one a core. Each is the kernel's work on this machine's
+// CPU (open, fstat, pread of cached pages), not a wait on a round trip, so
+// more threads than cores only take turns: at 16 readers on 2 cores the
+// futex wakes and the scheduler were a sixth of the first open's CPU.
+// At least 1.
+size_t LocalReadsAtOnce();
 
 }  // namespace sluice
