@@ -104,6 +104,7 @@ Status Walk(Env* env, const FsPath& at, const std::string& dir, const std::strin
   }
   SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names,
                           env->ListFolder(FsPath(folder->get(), ".", dir)));
+  out->reserve(out->size() + names.size());  // grown by doubling, up to half was spare
   std::vector<std::optional<struct stat>> stats;
   for (size_t k = 0; k < names.size(); ++k) {
     const size_t i = k % kStatRound;
@@ -112,15 +113,17 @@ Status Walk(Env* env, const FsPath& at, const std::string& dir, const std::strin
                 &stats);
     }
     if (!stats[i]) continue;  // vanished or dangling link
-    const std::string& name = names[k];
+    std::string& name = names[k];
     const struct stat* st = &*stats[i];
-    std::string key = rel.empty() ? name : rel + "/" + name;
     if (S_ISDIR(st->st_mode)) {
       const std::string path = dir + "/" + name;
-      SLUICE_RETURN_IF_ERROR(Walk(env, FsPath(folder->get(), name, path), path, key, out,
-                                  depth + 1));
+      SLUICE_RETURN_IF_ERROR(Walk(env, FsPath(folder->get(), name, path), path,
+                                  rel.empty() ? name : rel + "/" + name, out, depth + 1));
     } else if (S_ISREG(st->st_mode)) {
-      out->push_back({key, static_cast<uint64_t>(st->st_size), LocalFileTag(*st)});
+      // The root's names become the keys (its round's stats are taken):
+      // an allocation a file fewer, and no name held twice.
+      out->push_back({rel.empty() ? std::move(name) : rel + "/" + name,
+                      static_cast<uint64_t>(st->st_size), LocalFileTag(*st)});
     }
   }
   return Status::Ok();
@@ -234,12 +237,13 @@ class FileStore final : public Store {
     const std::string dir = rel.empty() ? root_ : PathOf(rel);
     Status status = Walk(env_, dir, dir, rel, &all, 0);
     if (!status.ok()) co_return status;
-    std::vector<ObjectInfo> out;
-    for (ObjectInfo& info : all) {
-      if (info.key.compare(0, prefix.size(), prefix) == 0) out.push_back(std::move(info));
-    }
-    SortByKey(&out);
-    co_return out;
+    // Filtered in place: a copy held a second list beside the first (at a
+    // million files, 80 MB).
+    std::erase_if(all, [&](const ObjectInfo& info) {
+      return info.key.compare(0, prefix.size(), prefix) != 0;
+    });
+    SortByKey(&all);
+    co_return all;
   }
 
  private:
