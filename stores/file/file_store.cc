@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -134,13 +135,16 @@ Status Walk(Env* env, const FsPath& at, const std::string& dir, const std::strin
 // file's tag, `version.size` (0 = any) its size. The n bytes read (fewer
 // than `length` at the file's end) go into `room(n)`, which gives room for
 // n bytes; how many came is returned.
+// `file` names the file (by its whole path, or relative to an open folder:
+// LocalRangeReader); errors name its whole path.
 template <typename Room>
-Result<uint64_t> ReadLocalRangeWith(const std::string& path, uint64_t offset, uint64_t length,
+Result<uint64_t> ReadLocalRangeWith(const FsPath& file, uint64_t offset, uint64_t length,
                                     const ObjectVersion& version, Env* env, Room&& room) {
+  const std::string_view path = file.path;
   const std::string& etag = version.etag;
-  SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env->Open(path, OpenMode::kRead));
+  SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env->Open(file, OpenMode::kRead));
   SLUICE_ASSIGN_OR_RETURN(struct stat st, env->StatOpen(fd.get(), path));
-  if (!S_ISREG(st.st_mode)) return NotFoundError(path + " is not a regular file");
+  if (!S_ISREG(st.st_mode)) return NotFoundError(std::string(path) + " is not a regular file");
   const LocalTagText tag(st);
   if (!etag.empty() && tag.view() != etag) {
     return ObjectVersionChangedError(path, etag, std::string(tag.view()), offset, length);
@@ -151,7 +155,7 @@ Result<uint64_t> ReadLocalRangeWith(const std::string& path, uint64_t offset, ui
   }
   if (offset > size) {
     return OutOfRangeError("range at offset " + std::to_string(offset) + " past the end of " +
-                           path + " (size " + std::to_string(size) + ")");
+                           std::string(path) + " (size " + std::to_string(size) + ")");
   }
   uint64_t n = std::min(length, size - offset);
   // A file that shrank meanwhile is read to its new end.
@@ -315,13 +319,32 @@ Result<std::string> ReadFileStoreRange(std::string_view url, const std::string& 
                         env != nullptr ? env : Env::Default());
 }
 
-Result<uint64_t> ReadFileStoreRangeInto(std::string_view url, const std::string& key,
-                                        uint64_t offset, uint64_t length,
-                                        const ObjectVersion& version, char* into, Env* env) {
-  SLUICE_ASSIGN_OR_RETURN(std::string root, FileUrlToPath(url));
-  SLUICE_RETURN_IF_ERROR(ValidateKey(key, url));
-  return ReadLocalRangeWith(JoinPath(root, key), offset, length, version,
-                            env != nullptr ? env : Env::Default(), [into](uint64_t) { return into; });
+LocalRangeReader::LocalRangeReader(std::string_view url, Env* env)
+    : url_(url), env_(env != nullptr ? env : Env::Default()) {
+  auto root = FileUrlToPath(url);
+  if (root.ok()) {
+    root_ = std::move(*root);
+  } else {
+    bad_url_ = root.status();
+  }
+}
+
+Result<uint64_t> LocalRangeReader::ReadInto(const std::string& key, uint64_t offset,
+                                            uint64_t length, const ObjectVersion& version,
+                                            char* into) const {
+  SLUICE_RETURN_IF_ERROR(bad_url_);
+  SLUICE_RETURN_IF_ERROR(ValidateKey(key, url_));
+  std::call_once(opened_, [&] {
+    auto folder = env_->OpenFolder(root_);
+    if (folder.ok()) folder_ = std::move(*folder);
+  });
+  const std::string path = JoinPath(root_, key);
+  auto room = [into](uint64_t) { return into; };
+  // A folder that could not be opened: each file by its whole path, which
+  // fails (or not) as ReadFileStoreRange's read does.
+  if (!folder_.valid()) return ReadLocalRangeWith(path, offset, length, version, env_, room);
+  return ReadLocalRangeWith(FsPath(folder_.get(), key, path), offset, length, version, env_,
+                            room);
 }
 
 size_t LocalReadsAtOnce() { return std::max(1u, std::thread::hardware_concurrency()); }
