@@ -5,7 +5,8 @@
 // Each file's tail (its FileMetaData, length and magic: the bytes a row
 // group's piece ends with, ShardEntry::piece) is read with ranged reads:
 // the last 64 KiB first (FooterTailRange), a second read only when the
-// footer is longer; kConcurrentFooterReads files at once.
+// footer is longer; kConcurrentFooterReads files at once (fewer where the
+// remote says a read is local CPU work: RemoteSource::RangeReadsAtOnce).
 // The maker writes the store as the tails come, in path order, holding
 // the records and text but only a window of tails, never all of them.
 //
@@ -89,7 +90,8 @@ class ParquetFooterStore {
   // is not read: the file's own record is still checked.)
   Result<FooterStoreFile> Find(std::string_view path, size_t hint) const;
   // Every record and tail checked against its checksum (OpenJustMade's
-  // too), and the records' order (a store's builder: a damaged store is made again, not used).
+  // too), and the records' order (a store's builder: a damaged store is
+  // made again, not used).
   Status CheckAll() const;
 
  private:

@@ -150,7 +150,8 @@ TEST(ParquetFooterStoreLayout, AStoreJustMadeChecksNoRecordAgainButOpenAndCheckA
   ASSERT_EQ(bytes[bytes.size() - tails], 'A');
   bytes[bytes.size() - tails] = 'a';
   ASSERT_TRUE(WriteFileAtomic(path, bytes).ok());
-  const std::string damaged = "corrupt: " + path + ": the footer of a.parquet does not match its checksum";
+  const std::string damaged =
+      "corrupt: " + path + ": the footer of a.parquet does not match its checksum";
 
   auto opened = ParquetFooterStore::Open(path);
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
