@@ -455,8 +455,7 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
       }
     };
     std::vector<std::thread> threads;
-    const size_t readers = remote.RangeReadsAtOnce(kConcurrentFooterReads);
-    for (size_t t = 0; t < std::min(to_read.size(), readers); ++t) {
+    for (size_t t = 0; t < std::min<size_t>(to_read.size(), kConcurrentFooterReads); ++t) {
       threads.emplace_back(work);
     }
     auto write = [&]() -> Status {

@@ -166,10 +166,6 @@ class FolderSource final : public RemoteSource {
     return sizes;
   }
 
-  size_t RangeReadsAtOnce(size_t wanted) const override {
-    return std::clamp<size_t>(wanted, 1, LocalReadsAtOnce());
-  }
-
   std::string Describe() const override { return root_; }
 
  private:

@@ -10,7 +10,6 @@
 // process that fetches; a forked child opens its own.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -175,11 +174,6 @@ class RemoteSource {
   // sends up to kConcurrentSizeLookups HEAD requests at a time). kNotFound
   // names the first missing object.
   virtual Result<std::vector<uint64_t>> Sizes(const std::vector<std::string>& keys) = 0;
-  // How many small ranged reads (GetRangeOnlyOfVersionInRoom) a caller
-  // that wants `wanted` at once should make: `wanted` where each waits on
-  // a round trip (this default: a store across a network); fewer where a
-  // read is this machine's CPU (a plain path: LocalReadsAtOnce). At least 1.
-  virtual size_t RangeReadsAtOnce(size_t wanted) const { return std::max<size_t>(wanted, 1); }
   // The root as given, for error messages (secrets redacted).
   virtual std::string Describe() const = 0;
   // True when Fetch already retries (stores do, with backoff), so callers

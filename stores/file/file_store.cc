@@ -9,7 +9,6 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "base/asio/co_status.h"
 #include "base/file.h"
@@ -346,8 +345,6 @@ Result<uint64_t> LocalRangeReader::ReadInto(const std::string& key, uint64_t off
   return ReadLocalRangeWith(FsPath(folder_.get(), key, path), offset, length, version, env_,
                             room);
 }
-
-size_t LocalReadsAtOnce() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url, Env* env) {
   SLUICE_ASSIGN_OR_RETURN(std::string path, FileUrlToPath(url));

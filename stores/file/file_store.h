@@ -11,7 +11,6 @@
 
 #include <sys/stat.h>
 
-#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -78,13 +77,5 @@ class LocalRangeReader {
   mutable std::once_flag opened_;
   mutable OwnedFd folder_;  // set once, under opened_; invalid when it cannot be opened
 };
-
-// How many small reads of local files (a million Parquet footers) are worth
-// making at once: one a core. Each is the kernel's work on this machine's
-// CPU (open, fstat, pread of cached pages), not a wait on a round trip, so
-// more threads than cores only take turns: at 16 readers on 2 cores the
-// futex wakes and the scheduler were a sixth of the first open's CPU.
-// At least 1.
-size_t LocalReadsAtOnce();
 
 }  // namespace sluice

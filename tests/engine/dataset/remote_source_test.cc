@@ -4,11 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <thread>
-
 #include "base/file.h"
-#include "stores/file/file_store.h"
 #include "tests/stores/common/node_servers.h"
 #include "tests/stores/http/test_servers.h"
 
@@ -35,23 +31,6 @@ TEST(RemoteSourceTest, KnownSchemesOpenWithoutTouchingTheStore) {
   Result<std::unique_ptr<RemoteSource>> r = OpenRemoteSource("s3://bucket/ds");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_TRUE((*r)->RetriesItself());
-}
-
-// Small ranged reads at once (a million footers): a folder's are work on
-// this machine's cores, so no more than one a core (the store layer's
-// LocalReadsAtOnce); a store's wait on round trips, so as many as wanted.
-TEST(RemoteSourceTest, AFolderMakesAtMostOneRangeReadACoreAndAStoreAllItIsAsked) {
-  auto folder = OpenRemoteSource("/data/pq");
-  ASSERT_TRUE(folder.ok()) << folder.status().ToString();
-  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  EXPECT_EQ(LocalReadsAtOnce(), cores);
-  EXPECT_EQ((*folder)->RangeReadsAtOnce(16), std::min<size_t>(16, cores));
-  EXPECT_EQ((*folder)->RangeReadsAtOnce(1), 1u);
-  EXPECT_EQ((*folder)->RangeReadsAtOnce(0), 1u);
-  auto store = OpenRemoteSource("s3://bucket/ds");
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  EXPECT_EQ((*store)->RangeReadsAtOnce(16), 16u);
-  EXPECT_EQ((*store)->RangeReadsAtOnce(0), 1u);
 }
 
 // A Parquet row group's piece is read in parts of the source's PartSize
