@@ -5,8 +5,8 @@
 // Each file's tail (its FileMetaData, length and magic: the bytes a row
 // group's piece ends with, ShardEntry::piece) is read with ranged reads:
 // the last 64 KiB first (FooterTailRange), a second read only when the
-// footer is longer; kConcurrentFooterReads files at once (fewer where the
-// remote says a read is local CPU work: RemoteSource::RangeReadsAtOnce).
+// footer is longer; kConcurrentFooterReads files at once (a local folder
+// too: its reads wait on the disk when its pages are not cached).
 // The maker writes the store as the tails come, in path order, holding
 // the records and text but only a window of tails, never all of them.
 //
