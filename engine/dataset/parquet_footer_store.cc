@@ -99,6 +99,12 @@ Result<ParquetFooterStore> ParquetFooterStore::Open(const std::string& path, Env
   return Check(std::move(store));
 }
 
+Result<ParquetFooterStore> ParquetFooterStore::OpenJustMade(const std::string& path, Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(ParquetFooterStore store, Open(path, env));
+  store.records_checked_ = true;
+  return store;
+}
+
 Result<ParquetFooterStore> ParquetFooterStore::FromBytes(std::string bytes,
                                                          std::string_view name) {
   ParquetFooterStore store;
@@ -163,18 +169,18 @@ Result<FooterStoreFile> ParquetFooterStore::Find(std::string_view path) const {
   if (lo == count_) return NotFoundError(name_ + ": holds no footer of " + std::string(path));
   SLUICE_ASSIGN_OR_RETURN(std::string_view found, PathAt(lo));
   if (found != path) return NotFoundError(name_ + ": holds no footer of " + std::string(path));
-  return FileAt(lo);
+  return FileAt(lo, !records_checked_);
 }
 
 Result<FooterStoreFile> ParquetFooterStore::Find(std::string_view path, size_t hint) const {
   if (hint < count_) {
     auto at = PathAt(hint);
-    if (at.ok() && *at == path) return FileAt(hint);
+    if (at.ok() && *at == path) return FileAt(hint, !records_checked_);
   }
   return Find(path);
 }
 
-Result<FooterStoreFile> ParquetFooterStore::FileAt(size_t i) const {
+Result<FooterStoreFile> ParquetFooterStore::FileAt(size_t i, bool check_sum) const {
   SLUICE_ASSIGN_OR_RETURN(std::string_view path, PathAt(i));
   const auto r = LoadAt<StoreRecord>(records_, i * sizeof(StoreRecord));
   if (!Within(r.etag_at, r.etag_bytes, text_.size()) ||
@@ -184,7 +190,7 @@ Result<FooterStoreFile> ParquetFooterStore::FileAt(size_t i) const {
   }
   FooterStoreFile f{path, r.size, text_.substr(r.etag_at, r.etag_bytes),
                     tails_.substr(r.tail_at, r.tail_bytes)};
-  if (RecordChecksum(r, f.path, f.etag, f.tail) != r.checksum) {
+  if (check_sum && RecordChecksum(r, f.path, f.etag, f.tail) != r.checksum) {
     return CorruptError(name_ + ": the footer of " + std::string(path) +
                         " does not match its checksum");
   }
@@ -194,7 +200,7 @@ Result<FooterStoreFile> ParquetFooterStore::FileAt(size_t i) const {
 Status ParquetFooterStore::CheckAll() const {
   std::string_view last;
   for (size_t i = 0; i < count_; ++i) {
-    SLUICE_ASSIGN_OR_RETURN(FooterStoreFile f, FileAt(i));
+    SLUICE_ASSIGN_OR_RETURN(FooterStoreFile f, FileAt(i, /*check_sum=*/true));
     if (i > 0 && !(last < f.path)) {
       return CorruptError(name_ + ": file " + std::to_string(i) + " is out of order");
     }
@@ -414,6 +420,7 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
   const std::string fingerprint = ListingFingerprint(files);
   // The store is written as its tails come, in path order: the records and
   // text are held, the tails only within TailQueue's window.
+  bool made_here = false;
   auto make = [&]() -> Status {
     StoreFront front(source, fingerprint, files);
     const std::vector<size_t>& order = front.order();
@@ -483,6 +490,7 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     Status written = write();
     queue.Stop(written);
     for (std::thread& t : threads) t.join();
+    made_here = written.ok();
     return written;
   };
   // A store made over another listing (the listing was made anew, or the
@@ -494,7 +502,9 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
   };
   SLUICE_RETURN_IF_ERROR(MakeOncePerNode(path, state_dir, "parquet_footers.lock", wait_timeout,
                                          make, current, env));
-  SLUICE_ASSIGN_OR_RETURN(ParquetFooterStore store, ParquetFooterStore::Open(path, env));
+  SLUICE_ASSIGN_OR_RETURN(ParquetFooterStore store,
+                          made_here ? ParquetFooterStore::OpenJustMade(path, env)
+                                    : ParquetFooterStore::Open(path, env));
   if (store.source() != source || store.fingerprint() != fingerprint) {
     return NotFoundError(path + ": made for " + Quote(store.source()) + " over listing " +
                          std::string(store.fingerprint()) + ", not this one");

@@ -5,7 +5,8 @@
 // Each file's tail (its FileMetaData, length and magic: the bytes a row
 // group's piece ends with, ShardEntry::piece) is read with ranged reads:
 // the last 64 KiB first (FooterTailRange), a second read only when the
-// footer is longer; kConcurrentFooterReads files at once.
+// footer is longer; kConcurrentFooterReads files at once (a local folder
+// too: its reads wait on the disk when its pages are not cached).
 // The maker writes the store as the tails come, in path order, holding
 // the records and text but only a window of tails, never all of them.
 //
@@ -64,6 +65,14 @@ class ParquetFooterStore {
   // Maps the store at `path` and checks its header (kCorrupt naming
   // `path` for a file that is not a store of this layout).
   static Result<ParquetFooterStore> Open(const std::string& path, Env* env = Env::Default());
+  // Open, for the process that has just written the store at `path`
+  // (LoadOrMakeParquetFooterStore's maker): the header is checked, but Find
+  // checks no record against its checksum again, as this process computed
+  // them from the bytes it wrote (at a million files, ~1.6k instructions a
+  // file). Find still bounds every record by the store's sections. Any
+  // other reader uses Open.
+  static Result<ParquetFooterStore> OpenJustMade(const std::string& path,
+                                                 Env* env = Env::Default());
   // The same over `bytes` (owned), named `name` in errors.
   static Result<ParquetFooterStore> FromBytes(std::string bytes, std::string_view name);
 
@@ -80,8 +89,9 @@ class ParquetFooterStore {
   // million files. (A damaged record the search would have passed through
   // is not read: the file's own record is still checked.)
   Result<FooterStoreFile> Find(std::string_view path, size_t hint) const;
-  // Every record and tail checked against its checksum, and the records'
-  // order (a store's builder: a damaged store is made again, not used).
+  // Every record and tail checked against its checksum (OpenJustMade's
+  // too), and the records' order (a store's builder: a damaged store is
+  // made again, not used).
   Status CheckAll() const;
 
  private:
@@ -89,14 +99,16 @@ class ParquetFooterStore {
   static Result<ParquetFooterStore> Check(ParquetFooterStore store);
   // The i-th record's path (kCorrupt when it points outside the text).
   Result<std::string_view> PathAt(size_t i) const;
-  // The i-th record's file, checked (kCorrupt naming the store).
-  Result<FooterStoreFile> FileAt(size_t i) const;
+  // The i-th record's file, bounded by the sections and, with `check_sum`,
+  // checked against its checksum (kCorrupt naming the store).
+  Result<FooterStoreFile> FileAt(size_t i, bool check_sum) const;
 
   std::shared_ptr<const MappedFile> map_;  // or
   std::shared_ptr<const std::string> owned_;
   std::string name_;
   std::string_view bytes_, records_, text_, tails_, source_, fingerprint_;
   size_t count_ = 0;
+  bool records_checked_ = false;  // OpenJustMade's: FileAt checks no checksum
 };
 
 

@@ -79,7 +79,8 @@ class TellsOnce final : public IntoProgress {
 // A local folder: copies through CopyFileAtomic (bounded memory).
 class FolderSource final : public RemoteSource {
  public:
-  FolderSource(std::string root, Env* env) : root_(std::move(root)), env_(env) {}
+  FolderSource(std::string root, Env* env)
+      : root_(std::move(root)), env_(env), footers_(root_, env) {}
 
   Result<uint64_t> Fetch(const std::string& key, const std::string& path,
                          std::optional<uint64_t> expected_size) override {
@@ -138,7 +139,7 @@ class FolderSource final : public RemoteSource {
                                                uint64_t length, const ObjectVersion& version,
                                                UninitializedBuffer* room) override {
     SLUICE_RETURN_IF_ERROR(RoomFor(length, room));
-    return ReadFileStoreRangeInto(root_, key, offset, length, version, room->data(), env_);
+    return footers_.ReadInto(key, offset, length, version, room->data());
   }
 
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
@@ -170,6 +171,7 @@ class FolderSource final : public RemoteSource {
  private:
   std::string root_;
   Env* env_;
+  LocalRangeReader footers_;  // GetRangeOnlyOfVersionInRoom's: many small reads
 };
 
 // Any store, driven from the calling thread through this process's loop.

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <optional>
 
 #include "base/asio/co_status.h"
@@ -103,6 +104,7 @@ Status Walk(Env* env, const FsPath& at, const std::string& dir, const std::strin
   }
   SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names,
                           env->ListFolder(FsPath(folder->get(), ".", dir)));
+  out->reserve(out->size() + names.size());  // grown by doubling, up to half was spare
   std::vector<std::optional<struct stat>> stats;
   for (size_t k = 0; k < names.size(); ++k) {
     const size_t i = k % kStatRound;
@@ -111,15 +113,17 @@ Status Walk(Env* env, const FsPath& at, const std::string& dir, const std::strin
                 &stats);
     }
     if (!stats[i]) continue;  // vanished or dangling link
-    const std::string& name = names[k];
+    std::string& name = names[k];
     const struct stat* st = &*stats[i];
-    std::string key = rel.empty() ? name : rel + "/" + name;
     if (S_ISDIR(st->st_mode)) {
       const std::string path = dir + "/" + name;
-      SLUICE_RETURN_IF_ERROR(Walk(env, FsPath(folder->get(), name, path), path, key, out,
-                                  depth + 1));
+      SLUICE_RETURN_IF_ERROR(Walk(env, FsPath(folder->get(), name, path), path,
+                                  rel.empty() ? name : rel + "/" + name, out, depth + 1));
     } else if (S_ISREG(st->st_mode)) {
-      out->push_back({key, static_cast<uint64_t>(st->st_size), LocalFileTag(*st)});
+      // The root's names become the keys (its round's stats are taken):
+      // an allocation a file fewer, and no name held twice.
+      out->push_back({rel.empty() ? std::move(name) : rel + "/" + name,
+                      static_cast<uint64_t>(st->st_size), LocalFileTag(*st)});
     }
   }
   return Status::Ok();
@@ -130,13 +134,16 @@ Status Walk(Env* env, const FsPath& at, const std::string& dir, const std::strin
 // file's tag, `version.size` (0 = any) its size. The n bytes read (fewer
 // than `length` at the file's end) go into `room(n)`, which gives room for
 // n bytes; how many came is returned.
+// `file` names the file (by its whole path, or relative to an open folder:
+// LocalRangeReader); errors name its whole path.
 template <typename Room>
-Result<uint64_t> ReadLocalRangeWith(const std::string& path, uint64_t offset, uint64_t length,
+Result<uint64_t> ReadLocalRangeWith(const FsPath& file, uint64_t offset, uint64_t length,
                                     const ObjectVersion& version, Env* env, Room&& room) {
+  const std::string_view path = file.path;
   const std::string& etag = version.etag;
-  SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env->Open(path, OpenMode::kRead));
+  SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, env->Open(file, OpenMode::kRead));
   SLUICE_ASSIGN_OR_RETURN(struct stat st, env->StatOpen(fd.get(), path));
-  if (!S_ISREG(st.st_mode)) return NotFoundError(path + " is not a regular file");
+  if (!S_ISREG(st.st_mode)) return NotFoundError(std::string(path) + " is not a regular file");
   const LocalTagText tag(st);
   if (!etag.empty() && tag.view() != etag) {
     return ObjectVersionChangedError(path, etag, std::string(tag.view()), offset, length);
@@ -147,7 +154,7 @@ Result<uint64_t> ReadLocalRangeWith(const std::string& path, uint64_t offset, ui
   }
   if (offset > size) {
     return OutOfRangeError("range at offset " + std::to_string(offset) + " past the end of " +
-                           path + " (size " + std::to_string(size) + ")");
+                           std::string(path) + " (size " + std::to_string(size) + ")");
   }
   uint64_t n = std::min(length, size - offset);
   // A file that shrank meanwhile is read to its new end.
@@ -233,12 +240,13 @@ class FileStore final : public Store {
     const std::string dir = rel.empty() ? root_ : PathOf(rel);
     Status status = Walk(env_, dir, dir, rel, &all, 0);
     if (!status.ok()) co_return status;
-    std::vector<ObjectInfo> out;
-    for (ObjectInfo& info : all) {
-      if (info.key.compare(0, prefix.size(), prefix) == 0) out.push_back(std::move(info));
-    }
-    SortByKey(&out);
-    co_return out;
+    // Filtered in place: a copy held a second list beside the first (at a
+    // million files, 80 MB).
+    std::erase_if(all, [&](const ObjectInfo& info) {
+      return info.key.compare(0, prefix.size(), prefix) != 0;
+    });
+    SortByKey(&all);
+    co_return all;
   }
 
  private:
@@ -310,13 +318,32 @@ Result<std::string> ReadFileStoreRange(std::string_view url, const std::string& 
                         env != nullptr ? env : Env::Default());
 }
 
-Result<uint64_t> ReadFileStoreRangeInto(std::string_view url, const std::string& key,
-                                        uint64_t offset, uint64_t length,
-                                        const ObjectVersion& version, char* into, Env* env) {
-  SLUICE_ASSIGN_OR_RETURN(std::string root, FileUrlToPath(url));
-  SLUICE_RETURN_IF_ERROR(ValidateKey(key, url));
-  return ReadLocalRangeWith(JoinPath(root, key), offset, length, version,
-                            env != nullptr ? env : Env::Default(), [into](uint64_t) { return into; });
+LocalRangeReader::LocalRangeReader(std::string_view url, Env* env)
+    : url_(url), env_(env != nullptr ? env : Env::Default()) {
+  auto root = FileUrlToPath(url);
+  if (root.ok()) {
+    root_ = std::move(*root);
+  } else {
+    bad_url_ = root.status();
+  }
+}
+
+Result<uint64_t> LocalRangeReader::ReadInto(const std::string& key, uint64_t offset,
+                                            uint64_t length, const ObjectVersion& version,
+                                            char* into) const {
+  SLUICE_RETURN_IF_ERROR(bad_url_);
+  SLUICE_RETURN_IF_ERROR(ValidateKey(key, url_));
+  std::call_once(opened_, [&] {
+    auto folder = env_->OpenFolder(root_);
+    if (folder.ok()) folder_ = std::move(*folder);
+  });
+  const std::string path = JoinPath(root_, key);
+  auto room = [into](uint64_t) { return into; };
+  // A folder that could not be opened: each file by its whole path, which
+  // fails (or not) as ReadFileStoreRange's read does.
+  if (!folder_.valid()) return ReadLocalRangeWith(path, offset, length, version, env_, room);
+  return ReadLocalRangeWith(FsPath(folder_.get(), key, path), offset, length, version, env_,
+                            room);
 }
 
 Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url, Env* env) {

@@ -11,6 +11,7 @@
 
 #include "base/file.h"
 #include "engine/dataset/parquet_footer_store.h"
+#include "tests/common/temp_dir.h"
 
 namespace sluice {
 namespace {
@@ -134,6 +135,42 @@ TEST(ParquetFooterStoreLayout, AStoreOfAnotherLayoutIsNotOne) {
     ASSERT_FALSE(store.ok());
     EXPECT_EQ(store.status().ToString(), error);
   }
+}
+
+// The maker's own store (OpenJustMade) checks its header and bounds, not
+// its records' checksums, which the maker has just computed: a damaged
+// tail is handed out by it as written, while Open (every other reader)
+// and CheckAll refuse it.
+TEST(ParquetFooterStoreLayout, AStoreJustMadeChecksNoRecordAgainButOpenAndCheckAllDo) {
+  testing::TempDir dir("footer_store_just_made");
+  const std::string path = ParquetFooterStorePath(dir.path());
+  std::string bytes = SerializeParquetFooterStore("src", "fp", kStoreFiles, kStoreTails);
+  // The tails come last, in path order: a.parquet's first byte.
+  const size_t tails = kStoreTails[0].size() + kStoreTails[1].size() + kStoreTails[2].size();
+  ASSERT_EQ(bytes[bytes.size() - tails], 'A');
+  bytes[bytes.size() - tails] = 'a';
+  ASSERT_TRUE(WriteFileAtomic(path, bytes).ok());
+  const std::string damaged =
+      "corrupt: " + path + ": the footer of a.parquet does not match its checksum";
+
+  auto opened = ParquetFooterStore::Open(path);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_EQ(opened->Find("a.parquet").status().ToString(), damaged);
+  EXPECT_EQ(opened->Find("a.parquet", 0).status().ToString(), damaged);
+
+  auto made = ParquetFooterStore::OpenJustMade(path);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  for (size_t hint : {size_t{0}, size_t{2}}) {
+    auto f = made->Find("a.parquet", hint);
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
+    EXPECT_EQ(f->tail, "a" + std::string(11, 'A') + "PAR1");
+  }
+  EXPECT_EQ(made->CheckAll().ToString(), damaged);
+
+  // Its header is checked as Open checks it.
+  bytes[sizeof(uint64_t) + 8] ^= 0x01;
+  ASSERT_TRUE(WriteFileAtomic(path, bytes).ok());
+  EXPECT_EQ(ParquetFooterStore::OpenJustMade(path).status().code(), StatusCode::kCorrupt);
 }
 
 // tests/data/binary_files/parquet_footers.bin was written by the code

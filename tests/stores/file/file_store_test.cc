@@ -236,6 +236,7 @@ TEST_F(FileStoreTest, ReadFileStoreRangeAnswersAsTheStoresVersionedRead) {
   size_t oks = 0;
   for (const std::string& root : {dir_.path(), "file://" + dir_.path()}) {
     auto rooted = Open(root);
+    const LocalRangeReader reader(root);
     for (const Case& c : cases) {
       ObjectStated by_store, by_read;
       ObjectVersion version(c.etag, c.size);
@@ -247,12 +248,52 @@ TEST_F(FileStoreTest, ReadFileStoreRangeAnswersAsTheStoresVersionedRead) {
       EXPECT_EQ(text(ReadFileStoreRange(root, c.key, c.offset, c.length, version), by_read),
                 want)
           << root << " " << c.key << " " << c.offset << "+" << c.length;
+      ObjectStated by_reader;
+      version.stated = &by_reader;
+      std::string into(c.length, '.');
+      auto n = reader.ReadInto(c.key, c.offset, c.length, version, into.data());
+      EXPECT_EQ(text(n.ok() ? Result<std::string>(into.substr(0, *n)) : n.status(), by_reader),
+                want)
+          << "LocalRangeReader " << root << " " << c.key << " " << c.offset << "+" << c.length;
       if (want.rfind("ok ", 0) == 0) ++oks;
     }
   }
   EXPECT_EQ(oks, 10u);  // five readable cases under each root
   EXPECT_EQ(ReadFileStoreRange("s3://b", "a.parquet", 0, 1, ObjectVersion()).status().ToString(),
             "invalid argument: 's3://b' is a store URL, not a local path");
+  char byte = 0;
+  EXPECT_EQ(LocalRangeReader("s3://b").ReadInto("a.parquet", 0, 1, {}, &byte).status().ToString(),
+            "invalid argument: 's3://b' is a store URL, not a local path");
+}
+
+// A LocalRangeReader names each file relative to its folder, held open
+// from its first read: a folder renamed since is still the one read (its
+// errors still name the path it was opened by), and one that did not exist
+// at the first read is read by whole paths.
+TEST_F(FileStoreTest, ALocalRangeReaderReadsTheFolderItHeldOpenAtItsFirstRead) {
+  const std::string ds = dir_.path() + "/ds", moved = dir_.path() + "/moved";
+  auto store = Open(ds);
+  ASSERT_TRUE(loop_.Run(store->Put("a.parquet", "0123456789")).ok());
+  const LocalRangeReader held(ds), late(dir_.path() + "/late");
+  std::string into(4, '.');
+  EXPECT_EQ(late.ReadInto("a.parquet", 0, 4, {}, into.data()).status().ToString(),
+            "not found: cannot open " + dir_.path() + "/late/a.parquet: No such file or directory");
+  auto n = held.ReadInto("a.parquet", 2, 4, {}, into.data());
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(into, "2345");
+  ASSERT_EQ(::rename(ds.c_str(), moved.c_str()), 0);
+  n = held.ReadInto("a.parquet", 6, 4, {}, into.data());
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(into, "6789");
+  EXPECT_EQ(held.ReadInto("b.parquet", 0, 4, {}, into.data()).status().ToString(),
+            "not found: cannot open " + ds + "/b.parquet: No such file or directory");
+  EXPECT_EQ(ReadFileStoreRange(ds, "a.parquet", 0, 4, {}).status().ToString(),
+            "not found: cannot open " + ds + "/a.parquet: No such file or directory");
+  // The folder made at the path the late reader names is read by path.
+  ASSERT_EQ(::rename(moved.c_str(), (dir_.path() + "/late").c_str()), 0);
+  n = late.ReadInto("a.parquet", 0, 4, {}, into.data());
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(into, "0123");
 }
 
 TEST_F(FileStoreTest, ListIsRecursiveSortedAndFiltersByPrefix) {
