@@ -500,7 +500,8 @@ std::vector<Result<std::string>> RemoteSource::GetRangesOnlyOfVersion(
 std::vector<Result<uint64_t>> RemoteSource::GetRangesOnlyOfVersionInto(
     const std::string& key, const std::vector<DataSpan>& spans, const ObjectVersion& version,
     char* into, std::stop_token stop) {
-  std::vector<Result<std::string>> got = GetRangesOnlyOfVersion(key, spans, version, std::move(stop));
+  std::vector<Result<std::string>> got =
+      GetRangesOnlyOfVersion(key, spans, version, std::move(stop));
   std::vector<Result<uint64_t>> out;
   out.reserve(spans.size());
   for (size_t i = 0; i < spans.size(); ++i) {
