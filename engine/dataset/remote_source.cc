@@ -255,11 +255,7 @@ class StoreSource final : public RemoteSource {
     // down, or stopped) keeps this.
     std::vector<Result<std::string>> out(
         spans.size(), CancelledError(described_ + "/" + key + ": ranged read cancelled"));
-    // At most the store's parts in flight per object, as a whole download
-    // of it: a row group's piece read in parts (StreamShards::ReadPiece)
-    // has as many parts as its size allows, and each would be a connection.
-    const int in_flight = static_cast<int>(
-        std::min<size_t>(spans.size(), static_cast<size_t>(std::max(1, options_.concurrency))));
+    const int in_flight = SpansInFlight(spans.size());
     auto read_all = [](Store* store, const std::string* key, const std::vector<DataSpan>* spans,
                        const ObjectVersion* version, int in_flight,
                        std::vector<Result<std::string>>* out,
@@ -284,6 +280,39 @@ class StoreSource final : public RemoteSource {
     };
     (void)EventLoop::ForThisProcess().Run(
         read_all(*store, &key, &spans, &version, in_flight, &out, stated), std::move(stop));
+    return out;
+  }
+
+  std::vector<Result<uint64_t>> GetRangesOnlyOfVersionInto(const std::string& key,
+                                                           const std::vector<DataSpan>& spans,
+                                                           const ObjectVersion& version, char* into,
+                                                           std::stop_token stop) override {
+    Result<Store*> store = ThisProcessStore();
+    if (!store.ok()) return std::vector<Result<uint64_t>>(spans.size(), store.status());
+    // As GetRangesOnlyOfVersion's: each answer kept by its span.
+    std::vector<Result<uint64_t>> out(
+        spans.size(), CancelledError(described_ + "/" + key + ": ranged read cancelled"));
+    std::vector<char*> at(spans.size());
+    for (size_t i = 0; i < spans.size(); ++i) {
+      at[i] = i == 0 ? into : at[i - 1] + spans[i - 1].length;
+    }
+    auto read_all = [](Store* store, const std::string* key, const std::vector<DataSpan>* spans,
+                       const ObjectVersion* version, const std::vector<char*>* at, int in_flight,
+                       std::vector<Result<uint64_t>>* out) -> boost::asio::awaitable<Status> {
+      co_return co_await ForEachPartConcurrently(
+          spans->size(), in_flight,
+          [store, key, spans, version, at, out](uint64_t i) -> boost::asio::awaitable<Status> {
+            const DataSpan& span = (*spans)[i];
+            ObjectVersion asked = *version;
+            asked.stated = nullptr;  // each read would state into it at once
+            (*out)[i] =
+                co_await store->GetRangeOnlyInto(*key, span.offset, span.length, asked, (*at)[i]);
+            co_return Status::Ok();
+          });
+    };
+    (void)EventLoop::ForThisProcess().Run(
+        read_all(*store, &key, &spans, &version, &at, SpansInFlight(spans.size()), &out),
+        std::move(stop));
     return out;
   }
 
@@ -358,6 +387,13 @@ class StoreSource final : public RemoteSource {
   bool RetriesItself() const override { return true; }
 
  private:
+  // At most the store's parts in flight per object, as a whole download
+  // of it: a row group's piece read in parts (StreamShards::ReadPiece)
+  // has as many parts as its size allows, and each would be a connection.
+  int SpansInFlight(size_t spans) const {
+    return static_cast<int>(
+        std::min<size_t>(spans, static_cast<size_t>(std::max(1, options_.concurrency))));
+  }
   // The store of this process, opened on first use (a forked child opens
   // its own; the parent's belongs to the parent's loop).
   Result<Store*> ThisProcessStore() {
@@ -459,6 +495,26 @@ std::vector<Result<std::string>> RemoteSource::GetRangesOnlyOfVersion(
                         ? GetRangeOnly(key, span.offset, span.length, stop)
                         : GetRangeOnlyOfVersion(key, span.offset, span.length, asked, stop));
     }
+  }
+  return out;
+}
+
+std::vector<Result<uint64_t>> RemoteSource::GetRangesOnlyOfVersionInto(
+    const std::string& key, const std::vector<DataSpan>& spans, const ObjectVersion& version,
+    char* into, std::stop_token stop) {
+  std::vector<Result<std::string>> got =
+      GetRangesOnlyOfVersion(key, spans, version, std::move(stop));
+  std::vector<Result<uint64_t>> out;
+  out.reserve(spans.size());
+  for (size_t i = 0; i < spans.size(); ++i) {
+    if (got[i].ok()) {
+      const uint64_t n = std::min<uint64_t>(got[i]->size(), spans[i].length);
+      std::memcpy(into, got[i]->data(), n);
+      out.emplace_back(n);
+    } else {
+      out.emplace_back(got[i].status());
+    }
+    into += spans[i].length;
   }
   return out;
 }

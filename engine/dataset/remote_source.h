@@ -120,6 +120,17 @@ class RemoteSource {
   virtual std::vector<Result<std::string>> GetRangesOnlyOfVersion(
       const std::string& key, const std::vector<DataSpan>& spans, const ObjectVersion& version,
       std::stop_token stop = {}, std::vector<ObjectStated>* stated = nullptr);
+  // As GetRangesOnlyOfVersion, span i's bytes written into `into` after
+  // those of the spans before it (room for all of their lengths), not
+  // returned: answer i is how many came (fewer at the object's end). A
+  // store receives each answer there from the socket (GetRangeOnlyInto),
+  // so a row group's piece read in parts (StreamShards::ReadPiece) is
+  // never copied from its parts into a whole; this default, and a plain
+  // path, copy GetRangesOnlyOfVersion's answers in. `into` must outlive
+  // the call; the bytes of a span that failed are unspecified.
+  virtual std::vector<Result<uint64_t>> GetRangesOnlyOfVersionInto(
+      const std::string& key, const std::vector<DataSpan>& spans, const ObjectVersion& version,
+      char* into, std::stop_token stop = {});
   // The size of the parts a long range is read in (StreamShards::ReadPiece:
   // a Parquet row group's piece): the StoreOptions::part_size the source
   // was opened with, as a whole object's download uses; the default here.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <future>
 #include <map>
 #include <string_view>
@@ -399,7 +400,7 @@ Result<std::string> StreamShards::FooterTail(const std::string& file, std::strin
   return std::string(held->tail);
 }
 
-Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
+Result<ShardBytes> StreamShards::ReadPiece(const ShardEntry& entry,
                                             std::chrono::nanoseconds* download,
                                             std::stop_token stop) {
   const ShardEntry::FilePiece& p = *entry.piece;
@@ -457,12 +458,17 @@ Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
     } while (at < r.size);
   }
   first_span.push_back(spans.size());
+  // Sized by the index's piece, which the footer's reads just matched;
+  // the parts are received into it in place, never copied from their own
+  // answers into a whole (that copy, its pages faulted fresh, was most of
+  // a cold first row's wait after its row group's last byte: perf,
+  // BENCHMARKS.md "row35s").
+  SLUICE_ASSIGN_OR_RETURN(ShardBytes piece, ShardBytes::Allocate(p.length + tail.size(), group));
   const auto start = std::chrono::steady_clock::now();
-  std::vector<Result<std::string>> got = remote_->GetRangesOnlyOfVersion(key, spans, listed, stop);
+  std::vector<Result<uint64_t>> got =
+      remote_->GetRangesOnlyOfVersionInto(key, spans, listed, piece.Room(), stop);
   const auto took = std::chrono::steady_clock::now() - start;
-  // Sized by the index's piece, which the footer's reads just matched.
-  std::string piece;
-  piece.reserve(p.length + tail.size());
+  char* at = piece.Room();
   for (size_t k = 0; k < reads.size(); ++k) {
     const parquet::ByteRange& r = reads[k];
     const std::string where = group + ", bytes [" + std::to_string(r.offset) + ", " +
@@ -475,40 +481,40 @@ Result<std::string> StreamShards::ReadPiece(const ShardEntry& entry,
       for (int attempt = 1; !got[i].ok() && !stop.stop_requested() &&
                             piece_retry_->ShouldRetry(got[i].status(), attempt);
            ++attempt) {
-        got[i] = remote_->GetRangeOnlyOfVersion(key, span.offset, span.length, listed, stop);
+        got[i] = remote_->GetRangesOnlyOfVersionInto(key, {span}, listed, at, stop).at(0);
       }
       ok = ok && got[i].ok();
+      at += span.length;
     }
     // One download per read, as before the parts (the call's wall time on
     // the first: the parts ran together).
     CountDownload(ok, k == 0 ? took : std::chrono::steady_clock::duration{}, download);
     for (size_t i = first_span[k]; i < first_span[k + 1]; ++i) {
       if (!got[i].ok()) return got[i].status().WithContext(where);
-      bytes_downloaded_ += got[i]->size();
-      if (got[i]->size() != spans[i].length) {
-        return CorruptError(where + ": answered " + std::to_string(got[i]->size()) +
+      bytes_downloaded_ += *got[i];
+      if (*got[i] != spans[i].length) {
+        return CorruptError(where + ": answered " + std::to_string(*got[i]) +
                             " bytes for its part [" + std::to_string(spans[i].offset) + ", " +
                             std::to_string(spans[i].offset + spans[i].length) +
                             ") (the file had " + std::to_string(p.file_bytes) +
                             " when it was listed: it changed since?)");
       }
-      piece += *got[i];
-      got[i] = std::string();  // the part's bytes are in the piece now
     }
   }
-  piece += tail;
+  std::memcpy(at, tail.data(), tail.size());
+  piece.Received(p.length + tail.size());
   return piece;
 }
 
 Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
                                 std::chrono::nanoseconds* download, std::stop_token stop,
                                 PieceRead* tell) {
-  Result<std::string> read = ReadPiece(entry, download, std::move(stop));
+  Result<ShardBytes> read = ReadPiece(entry, download, std::move(stop));
   if (!read.ok()) {
     if (tell != nullptr) tell->set_value(read.status());
     return read.status();
   }
-  auto piece = std::make_shared<const std::string>(std::move(*read));
+  auto piece = std::make_shared<const ShardBytes>(std::move(*read));
   // The peek's row is decoded from these bytes while they are written.
   if (tell != nullptr) tell->set_value(piece);
   SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(tmp_path, env_));
@@ -517,7 +523,7 @@ Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_
   // the kernel's copy (perf, a cold pass of 16.5 MB row groups), and their
   // downloads waited behind it.
   uint64_t offset = 0;
-  SLUICE_RETURN_IF_ERROR(WriteInPageCacheBlocks(out, *piece, &offset));
+  SLUICE_RETURN_IF_ERROR(WriteInPageCacheBlocks(out, piece->view(), &offset));
   return out.Commit();
 }
 
@@ -533,7 +539,7 @@ Result<PeekedSample> StreamShards::PeekPieceRow(size_t shard, const ShardEntry& 
   // processes start in it. The fetch goes on in its own thread; the
   // shard's open in this process waits for it as for any other fetcher.
   auto read = std::make_shared<PieceRead>();
-  std::future<Result<std::shared_ptr<const std::string>>> piece_future = read->get_future();
+  std::future<Result<std::shared_ptr<const ShardBytes>>> piece_future = read->get_future();
   const size_t item = data_item_[shard];
   std::future<void> fetch;
   try {
@@ -568,13 +574,13 @@ Result<PeekedSample> StreamShards::PeekPieceRow(size_t shard, const ShardEntry& 
     std::lock_guard<std::mutex> lock(peek_fetch_mu_);
     peek_fetch_ = std::move(fetch);
   }
-  SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const std::string> piece, piece_future.get());
+  SLUICE_ASSIGN_OR_RETURN(std::shared_ptr<const ShardBytes> piece, piece_future.get());
   // Decoded by the shard's format reader over the same bytes, but only as
   // far as the row (consumer_waits: one page a column, not the group; a
   // bad page fails this peek, and the shard's whole open then says why).
   SLUICE_ASSIGN_OR_RETURN(ShardView view,
-                          ShardView::Open(entry, *piece, {}, /*consumer_waits=*/true));
-  auto held = std::make_shared<std::pair<std::shared_ptr<const std::string>, ShardView>>(
+                          ShardView::Open(entry, piece->view(), {}, /*consumer_waits=*/true));
+  auto held = std::make_shared<std::pair<std::shared_ptr<const ShardBytes>, ShardView>>(
       piece, std::move(view));
   SampleFields row;
   SLUICE_RETURN_IF_ERROR(held->second.Read(i, entry.column_names, &row));
@@ -684,8 +690,7 @@ Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optiona
                                          std::chrono::nanoseconds* download,
                                          Publication* publish, std::string* etag) {
   if (entry.piece) {
-    SLUICE_ASSIGN_OR_RETURN(std::string piece, ReadPiece(entry, download, {}));
-    return ShardBytes::Of(std::move(piece));
+    return ReadPiece(entry, download, {});
   }
   const bool packed = entry.compression && zip;
   const FileInfo& stored = packed ? *zip : raw;

@@ -75,6 +75,7 @@
 #include "engine/dataset/remote_source.h"
 #include "engine/dataset/sample_peek.h"
 #include "engine/dataset/shard_buffer_pool.h"
+#include "engine/dataset/shard_bytes.h"
 #include "formats/index/index.h"
 #include "formats/index/shard_table.h"
 
@@ -244,7 +245,7 @@ class StreamShards {
   Status FetchPublished(size_t item, const FileInfo& raw, const std::optional<FileInfo>& zip,
                         const ShardEntry& entry, const std::string& tmp_path,
                         std::chrono::nanoseconds* download);
-  using PieceRead = std::promise<Result<std::shared_ptr<const std::string>>>;
+  using PieceRead = std::promise<Result<std::shared_ptr<const ShardBytes>>>;
   // A Parquet row group's piece (ShardEntry::piece): its column chunks (a
   // ranged GET per StoreOptions::part_size of each, all at once), then the
   // file's footer tail from the node's footer store, into the cache's
@@ -254,8 +255,8 @@ class StreamShards {
                     std::chrono::nanoseconds* download, std::stop_token stop, PieceRead* tell);
   // The piece's bytes as FetchPiece stores them (chunk reads, then the
   // tail), in memory; `stop` ends a read in flight (kCancelled).
-  Result<std::string> ReadPiece(const ShardEntry& entry, std::chrono::nanoseconds* download,
-                                std::stop_token stop);
+  Result<ShardBytes> ReadPiece(const ShardEntry& entry, std::chrono::nanoseconds* download,
+                               std::stop_token stop);
   // Row `i` of shard `shard`, the piece `entry`, for the first row's peek
   // (PeekSample): the peek fetches the piece into the cache itself (in
   // peek_fetch_, holding the cache's download claim) and decodes the row

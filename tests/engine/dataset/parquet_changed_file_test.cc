@@ -234,5 +234,84 @@ TEST(ParquetChangedFile, PartsOfTheListedVersionAreEachAGetWithIfMatch) {
   }
 }
 
+// The parts received in place (RemoteSource::GetRangesOnlyOfVersionInto,
+// as StreamShards::ReadPiece reads a piece): each part its own ranged GET
+// of the listed version, all at once, part i's bytes right after part
+// i-1's in the one buffer; once the object is replaced, every part is the
+// error naming both ETags and its own range.
+TEST(ParquetChangedFile, PartsReceivedInPlaceLieEachAfterTheLast) {
+  auto bytes = ReadFile(kFile);
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_GT(bytes->size(), 200u);
+  FakeS3Object object(*bytes, /*honour_if_match=*/true);
+  testing::ScopedEnv scoped(FakeS3Env(object));
+  StoreOptions options;
+  options.download_retry = 0;
+  auto remote = OpenRemoteSource("s3://bkt/t", options);
+  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  const uint64_t size = bytes->size();
+  // Out of the file's order, so that a part placed at its file offset
+  // (or all at the start) shows.
+  const std::vector<DataSpan> spans = {{104, size - 104}, {0, 4}, {4, 100}};
+  std::string into(size, '\0');
+  std::vector<Result<uint64_t>> got =
+      (*remote)->GetRangesOnlyOfVersionInto("a.parquet", spans, "\"v1\"", into.data());
+  ASSERT_EQ(got.size(), 3u);
+  for (size_t i = 0; i < spans.size(); ++i) {
+    ASSERT_TRUE(got[i].ok()) << i << ": " << got[i].status().message();
+    EXPECT_EQ(*got[i], spans[i].length) << i;
+  }
+  const std::string expected = bytes->substr(104) + bytes->substr(0, 104);
+  // Compared without printing them (binary, kilobytes): where they part.
+  const size_t parted = static_cast<size_t>(
+      std::mismatch(into.begin(), into.end(), expected.begin()).first - into.begin());
+  EXPECT_EQ(parted, size) << "the bytes differ from offset " << parted;
+  std::vector<std::string> lines = object.Requests();
+  std::sort(lines.begin(), lines.end());  // sent together: any order
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=0-3",
+                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=104-" +
+                           std::to_string(size - 1),
+                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=4-103"}))
+      << Lines(lines);
+
+  object.Replace();
+  got = (*remote)->GetRangesOnlyOfVersionInto("a.parquet", spans, "\"v1\"", into.data());
+  ASSERT_EQ(got.size(), 3u);
+  for (size_t i = 0; i < spans.size(); ++i) {
+    ASSERT_FALSE(got[i].ok()) << i;
+    EXPECT_EQ(got[i].status().code(), StatusCode::kCorrupt) << i;
+    EXPECT_EQ(got[i].status().message(),
+              "s3://bkt/t/a.parquet: changed since it was listed (ETag \"v2\", listed \"v1\"); "
+              "bytes " + std::to_string(spans[i].offset) + ".." +
+                  std::to_string(spans[i].offset + spans[i].length) + " not read")
+        << i;
+  }
+}
+
+// A plain path's parts (RemoteSource's own GetRangesOnlyOfVersionInto):
+// the same places, a part past the file's end short by what is not there,
+// and a missing file every part's kNotFound.
+TEST(ParquetChangedFile, PlainPathPartsLieEachAfterTheLast) {
+  ScratchDir dir;
+  const std::string bytes = "0123456789abcdefghij";
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir.path(), "a.parquet"), bytes).ok());
+  auto remote = OpenRemoteSource(dir.path(), StoreOptions{});
+  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  const std::vector<DataSpan> spans = {{10, 4}, {0, 3}, {16, 8}};
+  std::string into(15, '.');
+  std::vector<Result<uint64_t>> got =
+      (*remote)->GetRangesOnlyOfVersionInto("a.parquet", spans, "", into.data());
+  ASSERT_EQ(got.size(), 3u);
+  for (const auto& g : got) ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(*got[0], 4u);
+  EXPECT_EQ(*got[1], 3u);
+  EXPECT_EQ(*got[2], 4u);
+  EXPECT_EQ(into, "abcd012ghij....");
+  got = (*remote)->GetRangesOnlyOfVersionInto("b.parquet", spans, "", into.data());
+  ASSERT_EQ(got.size(), 3u);
+  for (const auto& g : got) EXPECT_EQ(g.status().code(), StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace sluice
