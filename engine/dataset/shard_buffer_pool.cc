@@ -65,8 +65,8 @@ void ShardBufferPool::Keep(size_t keep) {
   state_->kept.reserve(keep);
 }
 
-Result<std::shared_ptr<UninitializedBuffer>> ShardBufferPool::Take(size_t size,
-                                                                    std::string_view what) {
+Result<std::shared_ptr<UninitializedBuffer>> ShardBufferPool::Take(
+    size_t size, std::string_view what, UninitializedBuffer::Pages pages) {
   std::unique_ptr<UninitializedBuffer> buffer;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
@@ -86,7 +86,7 @@ Result<std::shared_ptr<UninitializedBuffer>> ShardBufferPool::Take(size_t size,
   }
   if (!buffer) {
     SLUICE_ASSIGN_OR_RETURN(UninitializedBuffer fresh,
-                            UninitializedBuffer::Allocate(RoomFor(size), what));
+                            UninitializedBuffer::Allocate(RoomFor(size), what, pages));
     buffer = std::make_unique<UninitializedBuffer>(std::move(fresh));
     std::lock_guard<std::mutex> lock(state_->mu);
     ++state_->counters.allocated;

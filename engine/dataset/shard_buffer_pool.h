@@ -48,10 +48,12 @@ class ShardBufferPool {
 
   // A buffer of at least `size` bytes (size() may be larger), of
   // unspecified content: the smallest kept one that holds `size`, else a
-  // new one of RoomFor(size) (UninitializedBuffer::Allocate: "<what>: out
-  // of memory (<bytes> bytes)"). It returns here when its last holder
-  // drops it.
-  Result<std::shared_ptr<UninitializedBuffer>> Take(size_t size, std::string_view what);
+  // new one of RoomFor(size) in `pages` (UninitializedBuffer::Allocate:
+  // "<what>: out of memory (<bytes> bytes)"). It returns here when its
+  // last holder drops it.
+  Result<std::shared_ptr<UninitializedBuffer>> Take(
+      size_t size, std::string_view what,
+      UninitializedBuffer::Pages pages = UninitializedBuffer::Pages::kHuge);
   // `size` rounded up to 64 KiB, or to 2 MiB from 4 MiB on (where
   // UninitializedBuffer aligns its allocations anyway): shards of about
   // one size, as a writer's size_limit makes them, and their zips, then fit

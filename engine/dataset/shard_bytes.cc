@@ -15,10 +15,11 @@ Result<ShardBytes> ShardBytes::Allocate(size_t room, std::string_view what,
   // At least one byte: an empty allocation may be no buffer at all.
   const size_t asked = std::max<size_t>(room, 1);
   if (pool != nullptr) {
-    SLUICE_ASSIGN_OR_RETURN(out.room_, pool->Take(asked, what));
+    SLUICE_ASSIGN_OR_RETURN(out.room_, pool->Take(asked, what, kPages));
     return out;
   }
-  SLUICE_ASSIGN_OR_RETURN(UninitializedBuffer buffer, UninitializedBuffer::Allocate(asked, what));
+  SLUICE_ASSIGN_OR_RETURN(UninitializedBuffer buffer,
+                          UninitializedBuffer::Allocate(asked, what, kPages));
   out.room_ = std::make_shared<UninitializedBuffer>(std::move(buffer));
   return out;
 }

@@ -26,6 +26,12 @@ class ShardBufferPool;
 
 class ShardBytes {
  public:
+  // The received kind's room is in small pages: its bytes arrive into
+  // fresh memory and are held until their shard's last sample (every shard
+  // of a shuffled pass at once), and a ranged read's room is touched only
+  // where its samples land (UninitializedBuffer::Pages::kSmall says why).
+  static constexpr UninitializedBuffer::Pages kPages = UninitializedBuffer::Pages::kSmall;
+
   ShardBytes() = default;
   // Room for `room` bytes of unspecified content, none readable yet: from
   // `pool` when given (a buffer a passed shard left there, else new; it

@@ -1,6 +1,6 @@
 // UninitializedBuffer: the size asked for, writable, large buffers aligned
-// for huge pages, bytes that stay put across moves, and a refused
-// allocation as kIoError rather than an abort.
+// for huge pages and advised the page size asked for, bytes that stay put
+// across moves, and a refused allocation as kIoError rather than an abort.
 #include "base/uninitialized_buffer.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/base/address_limit.h"
+#include "tests/base/page_advice.h"
 
 namespace sluice {
 namespace {
@@ -68,6 +69,49 @@ TEST(UninitializedBuffer, FreedLargeBufferIsReusedForAboutItsSize) {
   moved = std::move(*again);  // moves keep the allocation
   EXPECT_EQ(moved.data(), first);
   EXPECT_EQ(again->data(), nullptr);
+}
+
+TEST(UninitializedBuffer, LargeBufferIsAdvisedThePagesAskedFor) {
+  if (!testing::KernelTakesHugePageAdvice()) GTEST_SKIP() << "no transparent huge pages";
+  // Sizes no other test uses, so neither comes from the recycled ones.
+  Result<UninitializedBuffer> huge = UninitializedBuffer::Allocate(size_t{9} << 20, "pages");
+  Result<UninitializedBuffer> small = UninitializedBuffer::Allocate(
+      size_t{13} << 20, "pages", UninitializedBuffer::Pages::kSmall);
+  ASSERT_TRUE(huge.ok() && small.ok());
+  EXPECT_TRUE(testing::HasVmFlag(huge->data(), "hg"));
+  EXPECT_FALSE(testing::HasVmFlag(huge->data(), "nh"));
+  EXPECT_TRUE(testing::HasVmFlag(small->data(), "nh"));
+  EXPECT_FALSE(testing::HasVmFlag(small->data(), "hg"));
+  // The last page too: the advice covers the whole buffer.
+  EXPECT_TRUE(testing::HasVmFlag(small->data() + small->size() - 1, "nh"));
+}
+
+TEST(UninitializedBuffer, RecycledBufferIsAdvisedAgainForTheOtherPages) {
+  if (!testing::KernelTakesHugePageAdvice()) GTEST_SKIP() << "no transparent huge pages";
+  // Larger than twice any other test's buffer, so no buffer they left is
+  // taken for it; never written, so it costs address space only.
+  const size_t size = (size_t{101} << 20) + 7;
+  char* first = nullptr;
+  {
+    Result<UninitializedBuffer> b = UninitializedBuffer::Allocate(size, "pages");
+    ASSERT_TRUE(b.ok());
+    first = b->data();
+    ASSERT_TRUE(testing::HasVmFlag(first, "hg"));
+  }
+  {
+    Result<UninitializedBuffer> small =
+        UninitializedBuffer::Allocate(size, "pages", UninitializedBuffer::Pages::kSmall);
+    ASSERT_TRUE(small.ok());
+    ASSERT_EQ(small->data(), first) << "not the recycled buffer";
+    EXPECT_TRUE(testing::HasVmFlag(first, "nh"));
+    EXPECT_FALSE(testing::HasVmFlag(first, "hg"));
+  }
+  // Recycled as small, it is advised huge again for a default request.
+  Result<UninitializedBuffer> huge = UninitializedBuffer::Allocate(size, "pages");
+  ASSERT_TRUE(huge.ok());
+  ASSERT_EQ(huge->data(), first) << "not the recycled buffer";
+  EXPECT_TRUE(testing::HasVmFlag(first, "hg"));
+  EXPECT_FALSE(testing::HasVmFlag(first, "nh"));
 }
 
 TEST(RecyclingAllocator, LargeArraysComeBackForTheNextOfTheirSize) {
