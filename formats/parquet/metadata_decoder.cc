@@ -606,8 +606,11 @@ bool ColumnMetaDataQuick(D& d, T type, ColumnMetaData* out) {
       case 2: return d.SkipListQuick(t, T::kI32);
       case 3:
         return d.ReadListQuick(t, T::kBinary, d.ChargeListQuick(&out->path_in_schema), [&](T e) {
-          out->path_in_schema.emplace_back();
-          return StringQuick(d, e, &out->path_in_schema.back());
+          // Made from the view, not assigned into an empty string.
+          std::string_view v;
+          if (!d.ReadBinaryQuick(e, &v)) return false;
+          out->path_in_schema.emplace_back(v);
+          return true;
         });
       case 4: return EnumQuick(d, t, &out->codec);
       case 5: return Count64Quick(d, t, &out->num_values);

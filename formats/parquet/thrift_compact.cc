@@ -326,56 +326,18 @@ bool ThriftCompactDecoder::SkipStructQuick() {
   in_container_bool_ = false;
   int16_t last_id = 0;
   while (true) {
-    if (pos_ >= data_.size()) return false;
-    const uint8_t b = static_cast<uint8_t>(data_[pos_++]);
-    const uint8_t code = b & 0x0f;
-    if (code == 0) {
-      if (b != 0) return false;
-      break;
-    }
-    if (!IsValueType(code)) return false;
-    const int delta = b >> 4;
-    if (delta != 0) {
-      if (last_id > INT16_MAX - delta) return false;
-      last_id = static_cast<int16_t>(last_id + delta);
-    } else {
-      uint64_t u = 0;
-      if (!VarintQuick(&u) || (u >> 16) != 0) return false;
-      last_id = static_cast<int16_t>(static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1));
-    }
-    if (!SkipQuick(static_cast<ThriftType>(code))) return false;
+    ThriftType type = ThriftType::kStop;
+    if (!FieldHeaderQuick(&last_id, &type)) return false;
+    if (type == ThriftType::kStop) break;
+    if (!SkipQuick(type)) return false;
   }
   in_container_bool_ = outer_in_container;
   --depth_;
   return true;
 }
 
-bool ThriftCompactDecoder::SkipQuick(ThriftType type) {
+bool ThriftCompactDecoder::SkipNestedQuick(ThriftType type) {
   switch (type) {
-    case ThriftType::kBoolTrue:
-    case ThriftType::kBoolFalse:
-      // In a container a bool is a byte: 0, 1 or 2.
-      if (!in_container_bool_) return true;
-      if (pos_ >= data_.size() || static_cast<uint8_t>(data_[pos_]) > 2) return false;
-      ++pos_;
-      return true;
-    case ThriftType::kI8:
-      if (pos_ >= data_.size()) return false;
-      ++pos_;
-      return true;
-    case ThriftType::kI16: return ZigzagQuick(16);
-    case ThriftType::kI32: return ZigzagQuick(32);
-    case ThriftType::kI64: return ZigzagQuick(64);
-    case ThriftType::kDouble:
-      if (remaining() < 8) return false;
-      pos_ += 8;
-      return true;
-    case ThriftType::kBinary: {
-      uint64_t n = 0;
-      if (!VarintQuick(&n) || n > limits_.max_binary_bytes || n > remaining()) return false;
-      pos_ += n;
-      return true;
-    }
     case ThriftType::kList:
     case ThriftType::kSet: {
       ListHeader h{};
@@ -406,9 +368,8 @@ bool ThriftCompactDecoder::SkipQuick(ThriftType type) {
       return true;
     }
     case ThriftType::kStruct: return SkipStructQuick();
-    case ThriftType::kStop: break;
+    default: return false;  // stop; the scalars are SkipQuick's
   }
-  return false;
 }
 
 Status ThriftCompactDecoder::SkipChecked(ThriftType type) {

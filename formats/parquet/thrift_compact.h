@@ -148,8 +148,38 @@ class ThriftCompactDecoder {
   // `on_element(ThriftType) -> bool`.
   template <typename C, typename F>
   bool ReadListQuick(ThriftType type, ThriftType element, C&& on_count, F&& on_element);
-  // Skip's, SkipStruct's and SkipList's quick walks alone.
-  bool SkipQuick(ThriftType type);
+  // Skip's, SkipStruct's and SkipList's quick walks alone. A scalar is
+  // skipped inline (most of what a footer's index skips: statistics,
+  // sizes, page stats); a container or struct by SkipNestedQuick.
+  bool SkipQuick(ThriftType type) {
+    switch (type) {
+      case ThriftType::kBoolTrue:
+      case ThriftType::kBoolFalse:
+        // A field's bool is its header's type; in a container a byte: 0, 1 or 2.
+        if (!in_container_bool_) return true;
+        if (pos_ >= data_.size() || static_cast<uint8_t>(data_[pos_]) > 2) return false;
+        ++pos_;
+        return true;
+      case ThriftType::kI8:
+        if (pos_ >= data_.size()) return false;
+        ++pos_;
+        return true;
+      case ThriftType::kI16: return ZigzagQuick(16);
+      case ThriftType::kI32: return ZigzagQuick(32);
+      case ThriftType::kI64: return ZigzagQuick(64);
+      case ThriftType::kDouble:
+        if (remaining() < 8) return false;
+        pos_ += 8;
+        return true;
+      case ThriftType::kBinary: {
+        uint64_t n = 0;
+        if (!VarintQuick(&n) || n > limits_.max_binary_bytes || n > remaining()) return false;
+        pos_ += n;
+        return true;
+      }
+      default: return SkipNestedQuick(type);
+    }
+  }
   bool SkipStructQuick(ThriftType type) {
     return (type == ThriftType::kStruct) && SkipStructQuick();
   }
@@ -252,10 +282,24 @@ class ThriftCompactDecoder {
   Status SkipStructChecked(std::string_view name);
   bool SkipStructQuick();
   bool SkipElementsQuick(ThriftType element, uint64_t count);
+  // One and two bytes inline: a footer's ids, counts, lengths and small
+  // sizes and offsets (below 2^14).
   bool VarintQuick(uint64_t* out) {
-    if (pos_ < data_.size() && static_cast<uint8_t>(data_[pos_]) < 0x80) {
-      *out = static_cast<uint8_t>(data_[pos_++]);
-      return true;
+    if (pos_ < data_.size()) {
+      const uint8_t b0 = static_cast<uint8_t>(data_[pos_]);
+      if (b0 < 0x80) {
+        *out = b0;
+        ++pos_;
+        return true;
+      }
+      if (pos_ + 1 < data_.size()) {
+        const uint8_t b1 = static_cast<uint8_t>(data_[pos_ + 1]);
+        if (b1 < 0x80) {
+          *out = (b0 & 0x7fu) | (uint64_t{b1} << 7);
+          pos_ += 2;
+          return true;
+        }
+      }
     }
     return VarintQuickSlow(out);
   }
@@ -293,6 +337,8 @@ class ThriftCompactDecoder {
     return true;
   }
   bool ListHeaderQuick(ListHeader* out);
+  // SkipQuick's list, set, map and struct (and false for stop).
+  bool SkipNestedQuick(ThriftType type);
   bool EnterQuick() {
     if (depth_ >= limits_.max_depth) return false;
     ++depth_;

@@ -314,5 +314,63 @@ TEST(ThriftCompact, EveryQuickSkipAnswersAsItsCheckedWalkOnEveryDamagedByte) {
   EXPECT_GT(cases - faults, 1000u);
 }
 
+// The quick reads take one- and two-byte varints inline: at every length
+// boundary, with every truncation, an overlong two-byte zero and a value
+// too wide for the type, ReadI16Quick, ReadI32Quick, ReadI64Quick and
+// SkipQuick answer as the checked reads: the same value and offset, or
+// false where they fail.
+TEST(ThriftCompact, QuickIntegerReadsAnswerAsTheCheckedAtEveryVarintLength) {
+  std::vector<std::string> inputs = {std::string("\x80\x00", 2), std::string("\xff\x00", 2),
+                                     "\x80", "\xff", std::string("\x80\x80\x00", 3)};
+  for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{63}, int64_t{-64}, int64_t{64},
+                    int64_t{-65}, int64_t{8191}, int64_t{-8192}, int64_t{8192}, int64_t{-8193},
+                    int64_t{32767}, int64_t{-32768}, int64_t{32768}, int64_t{1} << 20,
+                    int64_t{INT32_MAX}, int64_t{INT32_MIN}, int64_t{INT32_MAX} + 1,
+                    int64_t{INT64_MAX}, int64_t{INT64_MIN}}) {
+    ThriftWriter w;
+    w.Zigzag(v);
+    for (size_t n = 0; n <= w.bytes.size(); ++n) inputs.push_back(w.bytes.substr(0, n));
+    inputs.push_back(w.bytes + "\x05");  // a byte after the varint is not read
+  }
+  const auto answer = [](const std::string& bytes, ThriftType type, bool quick) {
+    ThriftCompactDecoder d(bytes);
+    int64_t v = 0;
+    bool ok = false;
+    if (type == ThriftType::kI16) {
+      int16_t x = 0;
+      ok = quick ? d.ReadI16Quick(type, &x) : d.ReadI16(type, &x).ok();
+      v = x;
+    } else if (type == ThriftType::kI32) {
+      int32_t x = 0;
+      ok = quick ? d.ReadI32Quick(type, &x) : d.ReadI32(type, &x).ok();
+      v = x;
+    } else {
+      ok = quick ? d.ReadI64Quick(type, &v) : d.ReadI64(type, &v).ok();
+    }
+    return ok ? std::to_string(v) + " at " + std::to_string(d.offset()) : std::string("fault");
+  };
+  const auto skipped = [](const std::string& bytes, ThriftType type, bool quick) {
+    ThriftCompactDecoder d(bytes);
+    const bool ok = quick ? d.SkipQuick(type) : d.SkipChecked(type).ok();
+    return ok ? "at " + std::to_string(d.offset()) : std::string("fault");
+  };
+  size_t two_byte_values = 0;
+  for (const std::string& in : inputs) {
+    for (ThriftType t : {ThriftType::kI16, ThriftType::kI32, ThriftType::kI64}) {
+      const std::string want = answer(in, t, false);
+      EXPECT_EQ(answer(in, t, true), want) << ::testing::PrintToString(in) << " as "
+                                           << ThriftTypeName(t);
+      EXPECT_EQ(skipped(in, t, true), skipped(in, t, false)) << ::testing::PrintToString(in);
+      two_byte_values += want.ends_with(" at 2");
+    }
+  }
+  // Spot checks of the answers themselves, the checked reads included.
+  EXPECT_EQ(answer(std::string("\x80\x01", 2), ThriftType::kI32, true), "64 at 2");
+  EXPECT_EQ(answer(std::string("\xff\x7f", 2), ThriftType::kI16, true), "-8192 at 2");
+  EXPECT_EQ(answer(std::string("\x80\x00", 2), ThriftType::kI64, true), "0 at 2");
+  EXPECT_EQ(answer("\x80", ThriftType::kI64, true), "fault");
+  EXPECT_GT(two_byte_values, 20u);
+}
+
 }  // namespace
 }  // namespace sluice::parquet
