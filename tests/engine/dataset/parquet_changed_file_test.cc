@@ -146,6 +146,23 @@ std::string Lines(const std::vector<std::string>& lines) {
   return out;
 }
 
+// Every part of a read of a.parquet's listed version "v1", the object
+// replaced by "v2" meanwhile: the error naming both ETags and its range.
+template <typename T>
+void ExpectEveryPartChangedSinceListed(const std::vector<Result<T>>& got,
+                                       const std::vector<DataSpan>& spans) {
+  ASSERT_EQ(got.size(), spans.size());
+  for (size_t i = 0; i < spans.size(); ++i) {
+    ASSERT_FALSE(got[i].ok()) << i;
+    EXPECT_EQ(got[i].status().code(), StatusCode::kCorrupt) << i;
+    EXPECT_EQ(got[i].status().message(),
+              "s3://bkt/t/a.parquet: changed since it was listed (ETag \"v2\", listed \"v1\"); "
+              "bytes " + std::to_string(spans[i].offset) + ".." +
+                  std::to_string(spans[i].offset + spans[i].length) + " not read")
+        << i;
+  }
+}
+
 // The error of row group 0 (the cache's fetch of its piece, named by the
 // listed ETag), the range read as `line` logged it.
 std::string Expected(const ScratchDir& cache, const std::string& line) {
@@ -222,16 +239,7 @@ TEST(ParquetChangedFile, PartsOfTheListedVersionAreEachAGetWithIfMatch) {
 
   object.Replace();
   got = (*remote)->GetRangesOnlyOfVersion("a.parquet", spans, "\"v1\"");
-  ASSERT_EQ(got.size(), 3u);
-  for (size_t i = 0; i < spans.size(); ++i) {
-    ASSERT_FALSE(got[i].ok()) << i;
-    EXPECT_EQ(got[i].status().code(), StatusCode::kCorrupt) << i;
-    EXPECT_EQ(got[i].status().message(),
-              "s3://bkt/t/a.parquet: changed since it was listed (ETag \"v2\", listed \"v1\"); "
-              "bytes " + std::to_string(spans[i].offset) + ".." +
-                  std::to_string(spans[i].offset + spans[i].length) + " not read")
-        << i;
-  }
+  ExpectEveryPartChangedSinceListed(got, spans);
 }
 
 // The parts received in place (RemoteSource::GetRangesOnlyOfVersionInto,
@@ -277,16 +285,7 @@ TEST(ParquetChangedFile, PartsReceivedInPlaceLieEachAfterTheLast) {
 
   object.Replace();
   got = (*remote)->GetRangesOnlyOfVersionInto("a.parquet", spans, "\"v1\"", into.data());
-  ASSERT_EQ(got.size(), 3u);
-  for (size_t i = 0; i < spans.size(); ++i) {
-    ASSERT_FALSE(got[i].ok()) << i;
-    EXPECT_EQ(got[i].status().code(), StatusCode::kCorrupt) << i;
-    EXPECT_EQ(got[i].status().message(),
-              "s3://bkt/t/a.parquet: changed since it was listed (ETag \"v2\", listed \"v1\"); "
-              "bytes " + std::to_string(spans[i].offset) + ".." +
-                  std::to_string(spans[i].offset + spans[i].length) + " not read")
-        << i;
-  }
+  ExpectEveryPartChangedSinceListed(got, spans);
 }
 
 // A plain path's parts (RemoteSource's own GetRangesOnlyOfVersionInto):
