@@ -146,6 +146,41 @@ std::string Lines(const std::vector<std::string>& lines) {
   return out;
 }
 
+// a.parquet of `bytes` served at s3://bkt/t (If-Match honoured), the
+// store environment set for it, and a remote source opened on it with no
+// download retry; `remote` is null when the open failed (`error` says why).
+struct ListedParquetObject {
+  explicit ListedParquetObject(const std::string& bytes)
+      : object(bytes, /*honour_if_match=*/true), scoped(FakeS3Env(object)) {
+    StoreOptions options;
+    options.download_retry = 0;
+    auto opened = OpenRemoteSource("s3://bkt/t", options);
+    if (opened.ok()) {
+      remote = std::move(*opened);
+    } else {
+      error = opened.status();
+    }
+  }
+  FakeS3Object object;
+  testing::ScopedEnv scoped;
+  std::unique_ptr<RemoteSource> remote;
+  Status error = Status::Ok();
+};
+
+// The requests of a read of a.parquet's parts [0, 4), [4, 104) and
+// [104, size): one ranged GET a part of the listed version "v1", in any
+// order (they are sent together).
+void ExpectOneIfMatchGetPerPart(const FakeS3Object& object, uint64_t size) {
+  std::vector<std::string> lines = object.Requests();
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=0-3",
+                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=104-" +
+                           std::to_string(size - 1),
+                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=4-103"}))
+      << Lines(lines);
+}
+
 // Every part of a read of a.parquet's listed version "v1", the object
 // replaced by "v2" meanwhile: the error naming both ETags and its range.
 template <typename T>
@@ -213,32 +248,23 @@ TEST(ParquetChangedFile, PartsOfTheListedVersionAreEachAGetWithIfMatch) {
   auto bytes = ReadFile(kFile);
   ASSERT_TRUE(bytes.ok());
   ASSERT_GT(bytes->size(), 200u);
-  FakeS3Object object(*bytes, /*honour_if_match=*/true);
-  testing::ScopedEnv scoped(FakeS3Env(object));
-  StoreOptions options;
-  options.download_retry = 0;
-  auto remote = OpenRemoteSource("s3://bkt/t", options);
-  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  ListedParquetObject listed(*bytes);
+  ASSERT_TRUE(listed.remote) << listed.error.message();
+  FakeS3Object& object = listed.object;
+  RemoteSource* remote = listed.remote.get();
   const uint64_t size = bytes->size();
   const std::vector<DataSpan> spans = {{0, 4}, {4, 100}, {104, size - 104}};
   std::vector<Result<std::string>> got =
-      (*remote)->GetRangesOnlyOfVersion("a.parquet", spans, "\"v1\"");
+      remote->GetRangesOnlyOfVersion("a.parquet", spans, "\"v1\"");
   ASSERT_EQ(got.size(), 3u);
   for (size_t i = 0; i < spans.size(); ++i) {
     ASSERT_TRUE(got[i].ok()) << i << ": " << got[i].status().message();
     EXPECT_EQ(*got[i], bytes->substr(spans[i].offset, spans[i].length)) << i;
   }
-  std::vector<std::string> lines = object.Requests();
-  std::sort(lines.begin(), lines.end());  // sent together: any order
-  const std::string last = std::to_string(size - 1);
-  EXPECT_EQ(lines, (std::vector<std::string>{
-                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=0-3",
-                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=104-" + last,
-                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=4-103"}))
-      << Lines(lines);
+  ExpectOneIfMatchGetPerPart(object, size);
 
   object.Replace();
-  got = (*remote)->GetRangesOnlyOfVersion("a.parquet", spans, "\"v1\"");
+  got = remote->GetRangesOnlyOfVersion("a.parquet", spans, "\"v1\"");
   ExpectEveryPartChangedSinceListed(got, spans);
 }
 
@@ -251,19 +277,17 @@ TEST(ParquetChangedFile, PartsReceivedInPlaceLieEachAfterTheLast) {
   auto bytes = ReadFile(kFile);
   ASSERT_TRUE(bytes.ok());
   ASSERT_GT(bytes->size(), 200u);
-  FakeS3Object object(*bytes, /*honour_if_match=*/true);
-  testing::ScopedEnv scoped(FakeS3Env(object));
-  StoreOptions options;
-  options.download_retry = 0;
-  auto remote = OpenRemoteSource("s3://bkt/t", options);
-  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  ListedParquetObject listed(*bytes);
+  ASSERT_TRUE(listed.remote) << listed.error.message();
+  FakeS3Object& object = listed.object;
+  RemoteSource* remote = listed.remote.get();
   const uint64_t size = bytes->size();
   // Out of the file's order, so that a part placed at its file offset
   // (or all at the start) shows.
   const std::vector<DataSpan> spans = {{104, size - 104}, {0, 4}, {4, 100}};
   std::string into(size, '\0');
   std::vector<Result<uint64_t>> got =
-      (*remote)->GetRangesOnlyOfVersionInto("a.parquet", spans, "\"v1\"", into.data());
+      remote->GetRangesOnlyOfVersionInto("a.parquet", spans, "\"v1\"", into.data());
   ASSERT_EQ(got.size(), 3u);
   for (size_t i = 0; i < spans.size(); ++i) {
     ASSERT_TRUE(got[i].ok()) << i << ": " << got[i].status().message();
@@ -274,17 +298,10 @@ TEST(ParquetChangedFile, PartsReceivedInPlaceLieEachAfterTheLast) {
   const size_t parted = static_cast<size_t>(
       std::mismatch(into.begin(), into.end(), expected.begin()).first - into.begin());
   EXPECT_EQ(parted, size) << "the bytes differ from offset " << parted;
-  std::vector<std::string> lines = object.Requests();
-  std::sort(lines.begin(), lines.end());  // sent together: any order
-  EXPECT_EQ(lines, (std::vector<std::string>{
-                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=0-3",
-                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=104-" +
-                           std::to_string(size - 1),
-                       "GET /bkt/t/a.parquet If-Match \"v1\" bytes=4-103"}))
-      << Lines(lines);
+  ExpectOneIfMatchGetPerPart(object, size);
 
   object.Replace();
-  got = (*remote)->GetRangesOnlyOfVersionInto("a.parquet", spans, "\"v1\"", into.data());
+  got = remote->GetRangesOnlyOfVersionInto("a.parquet", spans, "\"v1\"", into.data());
   ExpectEveryPartChangedSinceListed(got, spans);
 }
 
