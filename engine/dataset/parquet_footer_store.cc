@@ -349,6 +349,12 @@ constexpr size_t kTailWindow = 1024;
 // The writer's tails are written kTailWrite bytes at a time.
 constexpr size_t kTailWrite = size_t{1} << 20;
 
+// A writer that waits sleeps until the tail it waits for and the
+// kWakeBatch-th after it are read (or the reads stop), not a wake a tail:
+// once the readers decode (ParquetTailConsumer) the writer keeps up with
+// them, and a futex wake and sleep a file doubled the context switches.
+constexpr size_t kWakeBatch = 32;
+
 class TailQueue {
  public:
   explicit TailQueue(size_t count) : count_(count), slots_(std::min(count, kTailWindow)) {}
@@ -358,10 +364,14 @@ class TailQueue {
   std::optional<size_t> Claim() {
     std::unique_lock lock(mu_);
     ++claiming_;
-    cv_.wait(lock, [&] { return stop_ || claimed_ == count_ || claimed_ < taken_ + slots_.size(); });
+    claim_cv_.wait(lock,
+                   [&] { return stop_ || claimed_ == count_ || claimed_ < taken_ + slots_.size(); });
     --claiming_;
     if (stop_ || claimed_ == count_) return std::nullopt;
-    return claimed_++;
+    const size_t j = claimed_++;
+    // The last claim: no Take need wake the other claimers one by one.
+    if (claimed_ == count_ && claiming_ > 0) claim_cv_.notify_all();
+    return j;
   }
   // The j-th read's tail or error.
   void Put(size_t j, Result<ReadTail> tail) {
@@ -370,23 +380,30 @@ class TailQueue {
       if (first_error_.ok()) first_error_ = tail.status();
       stop_ = true;
     }
-    const bool wanted = j == taken_ || stop_;
     slots_[j % slots_.size()].emplace(std::move(tail));
-    // Wakes the others only when the writer waits for this one (or all
-    // stop): a wake a tail is a futex call a file.
-    if (wanted) cv_.notify_all();
+    if (stop_) {
+      claim_cv_.notify_all();
+      take_cv_.notify_one();
+    } else if (waiting_ != kNone && Ready()) {
+      take_cv_.notify_one();
+    }
   }
   // The j-th read (j = 0, 1, ... in turn), or the error that stopped the
   // reads before it was claimed.
   Result<ReadTail> Take(size_t j) {
     std::unique_lock lock(mu_);
     auto& slot = slots_[j % slots_.size()];
-    cv_.wait(lock, [&] { return slot.has_value() || (stop_ && j >= claimed_); });
+    if (!slot.has_value()) {
+      waiting_ = j;
+      wake_at_ = std::min(j + kWakeBatch, count_ - 1);
+      take_cv_.wait(lock, [&] { return Ready() || (stop_ && (slot.has_value() || j >= claimed_)); });
+      waiting_ = kNone;
+    }
     if (!slot.has_value()) return first_error_;
     Result<ReadTail> tail = std::move(*slot);
     slot.reset();
     ++taken_;
-    if (claiming_ > 0) cv_.notify_all();
+    if (claiming_ > 0) claim_cv_.notify_one();  // a slot free: one more claim
     return tail;
   }
   // No more reads (the writer failed, or a read did: `error`).
@@ -394,14 +411,23 @@ class TailQueue {
     std::lock_guard lock(mu_);
     if (first_error_.ok()) first_error_ = std::move(error);
     stop_ = true;
-    cv_.notify_all();
+    claim_cv_.notify_all();
+    take_cv_.notify_one();
   }
 
  private:
+  static constexpr size_t kNone = SIZE_MAX;
+  // The waiting writer's tail is read, and so is the wake_at_-th.
+  bool Ready() const {
+    return slots_[waiting_ % slots_.size()].has_value() &&
+           slots_[wake_at_ % slots_.size()].has_value();
+  }
+
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::condition_variable claim_cv_, take_cv_;
   const size_t count_;
   size_t claimed_ = 0, taken_ = 0, claiming_ = 0;  // claiming_: threads waiting in Claim
+  size_t waiting_ = kNone, wake_at_ = 0;           // the writer's wait (Take)
   bool stop_ = false;
   Status first_error_ = Status::Ok();
   std::vector<std::optional<Result<ReadTail>>> slots_;
