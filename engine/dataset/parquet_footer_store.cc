@@ -350,9 +350,10 @@ constexpr size_t kTailWindow = 1024;
 constexpr size_t kTailWrite = size_t{1} << 20;
 
 // A writer that waits sleeps until the tail it waits for and the
-// kWakeBatch-th after it are read (or the reads stop), not a wake a tail:
-// once the readers decode (ParquetTailConsumer) the writer keeps up with
-// them, and a futex wake and sleep a file doubled the context switches.
+// kWakeBatch-th after it are read (or the reads stop), and readers that
+// wait for room until kWakeBatch slots are free, not a wake a tail: a
+// futex wake and sleep a file, on one side or the other, doubled the
+// context switches once the readers decode (ParquetTailConsumer).
 constexpr size_t kWakeBatch = 32;
 
 class TailQueue {
@@ -403,7 +404,11 @@ class TailQueue {
     Result<ReadTail> tail = std::move(*slot);
     slot.reset();
     ++taken_;
-    if (claiming_ > 0) claim_cv_.notify_one();  // a slot free: one more claim
+    // Claimers wait for room: woken once kWakeBatch slots are free, not
+    // one by one (a wake a tail while the writer is the slower).
+    if (claiming_ > 0 && taken_ + slots_.size() - claimed_ >= std::min(kWakeBatch, slots_.size())) {
+      claim_cv_.notify_all();
+    }
     return tail;
   }
   // No more reads (the writer failed, or a read did: `error`).
