@@ -335,12 +335,26 @@ class StoreFront {
   StoreHeader header_{};
 };
 
+// A tail read by one of the builder's threads, and its consumer's answer
+// when there is a consumer.
+struct ReadTail {
+  std::string tail;
+  std::optional<Result<std::unique_ptr<ParquetTailConsumer::Answer>>> answer;
+};
+
 // The tails read by the builder's threads, handed to its writer in path
 // order; at most kTailWindow read ahead of the writer, so that memory is
 // bounded by the window, not the files.
 constexpr size_t kTailWindow = 1024;
 // The writer's tails are written kTailWrite bytes at a time.
 constexpr size_t kTailWrite = size_t{1} << 20;
+
+// A writer that waits sleeps until the tail it waits for and the
+// kWakeBatch-th after it are read (or the reads stop), and readers that
+// wait for room until kWakeBatch slots are free, not a wake a tail: a
+// futex wake and sleep a file, on one side or the other, doubled the
+// context switches once the readers decode (ParquetTailConsumer).
+constexpr size_t kWakeBatch = 32;
 
 class TailQueue {
  public:
@@ -351,35 +365,50 @@ class TailQueue {
   std::optional<size_t> Claim() {
     std::unique_lock lock(mu_);
     ++claiming_;
-    cv_.wait(lock, [&] { return stop_ || claimed_ == count_ || claimed_ < taken_ + slots_.size(); });
+    claim_cv_.wait(lock,
+                   [&] { return stop_ || claimed_ == count_ || claimed_ < taken_ + slots_.size(); });
     --claiming_;
     if (stop_ || claimed_ == count_) return std::nullopt;
-    return claimed_++;
+    const size_t j = claimed_++;
+    // The last claim: no Take need wake the other claimers one by one.
+    if (claimed_ == count_ && claiming_ > 0) claim_cv_.notify_all();
+    return j;
   }
   // The j-th read's tail or error.
-  void Put(size_t j, Result<std::string> tail) {
+  void Put(size_t j, Result<ReadTail> tail) {
     std::lock_guard lock(mu_);
     if (!tail.ok()) {
       if (first_error_.ok()) first_error_ = tail.status();
       stop_ = true;
     }
-    const bool wanted = j == taken_ || stop_;
     slots_[j % slots_.size()].emplace(std::move(tail));
-    // Wakes the others only when the writer waits for this one (or all
-    // stop): a wake a tail is a futex call a file.
-    if (wanted) cv_.notify_all();
+    if (stop_) {
+      claim_cv_.notify_all();
+      take_cv_.notify_one();
+    } else if (waiting_ != kNone && Ready()) {
+      take_cv_.notify_one();
+    }
   }
   // The j-th read (j = 0, 1, ... in turn), or the error that stopped the
   // reads before it was claimed.
-  Result<std::string> Take(size_t j) {
+  Result<ReadTail> Take(size_t j) {
     std::unique_lock lock(mu_);
     auto& slot = slots_[j % slots_.size()];
-    cv_.wait(lock, [&] { return slot.has_value() || (stop_ && j >= claimed_); });
+    if (!slot.has_value()) {
+      waiting_ = j;
+      wake_at_ = std::min(j + kWakeBatch, count_ - 1);
+      take_cv_.wait(lock, [&] { return Ready() || (stop_ && (slot.has_value() || j >= claimed_)); });
+      waiting_ = kNone;
+    }
     if (!slot.has_value()) return first_error_;
-    Result<std::string> tail = std::move(*slot);
+    Result<ReadTail> tail = std::move(*slot);
     slot.reset();
     ++taken_;
-    if (claiming_ > 0) cv_.notify_all();
+    // Claimers wait for room: woken once kWakeBatch slots are free, not
+    // one by one (a wake a tail while the writer is the slower).
+    if (claiming_ > 0 && taken_ + slots_.size() - claimed_ >= std::min(kWakeBatch, slots_.size())) {
+      claim_cv_.notify_all();
+    }
     return tail;
   }
   // No more reads (the writer failed, or a read did: `error`).
@@ -387,17 +416,26 @@ class TailQueue {
     std::lock_guard lock(mu_);
     if (first_error_.ok()) first_error_ = std::move(error);
     stop_ = true;
-    cv_.notify_all();
+    claim_cv_.notify_all();
+    take_cv_.notify_one();
   }
 
  private:
+  static constexpr size_t kNone = SIZE_MAX;
+  // The waiting writer's tail is read, and so is the wake_at_-th.
+  bool Ready() const {
+    return slots_[waiting_ % slots_.size()].has_value() &&
+           slots_[wake_at_ % slots_.size()].has_value();
+  }
+
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::condition_variable claim_cv_, take_cv_;
   const size_t count_;
   size_t claimed_ = 0, taken_ = 0, claiming_ = 0;  // claiming_: threads waiting in Claim
+  size_t waiting_ = kNone, wake_at_ = 0;           // the writer's wait (Take)
   bool stop_ = false;
   Status first_error_ = Status::Ok();
-  std::vector<std::optional<Result<std::string>>> slots_;
+  std::vector<std::optional<Result<ReadTail>>> slots_;
 };
 
 }  // namespace
@@ -416,11 +454,13 @@ std::string SerializeParquetFooterStore(std::string_view source, std::string_vie
 Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     const std::string& path, const std::string& state_dir, const std::string& source,
     const std::vector<ListedFile>& files, const std::string& key_prefix, RemoteSource& remote,
-    std::chrono::milliseconds wait_timeout, Env* env) {
+    std::chrono::milliseconds wait_timeout, Env* env, ParquetTailConsumer* consumer,
+    bool* consumed) {
+  if (consumed) *consumed = false;
   const std::string fingerprint = ListingFingerprint(files);
   // The store is written as its tails come, in path order: the records and
   // text are held, the tails only within TailQueue's window.
-  bool made_here = false;
+  bool made_here = false, answered = false;
   auto make = [&]() -> Status {
     StoreFront front(source, fingerprint, files);
     const std::vector<size_t>& order = front.order();
@@ -441,14 +481,42 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
       }
       to_read.push_back(k);
     }
+    // The consumer answers for every file or none: a kept tail is not
+    // read here, and its answers come in `files`' order.
+    bool in_order = to_read.size() == files.size();
+    for (size_t k = 0; k < order.size() && in_order; ++k) in_order = order[k] == k;
+    ParquetTailConsumer* const answers = in_order ? consumer : nullptr;
     TailQueue queue(to_read.size());
     auto work = [&] {
       UninitializedBuffer room;  // the thread's, read into tail after tail
-      while (std::optional<size_t> j = queue.Claim()) {
-        const ListedFile& f = files[order[to_read[*j]]];
+      std::unique_ptr<ParquetTailConsumer::Reader> reader;
+      Status no_reader = Status::Ok();
+      if (answers) {
         try {
-          queue.Put(*j, ReadParquetTail(remote, key_prefix + f.path, f.path, f.size.value_or(0),
-                                     f.etag, &room));
+          reader = answers->NewReader();
+        } catch (const std::exception& e) {
+          no_reader = InternalError(std::string("a footer reader: ") + e.what());
+        }
+      }
+      while (std::optional<size_t> j = queue.Claim()) {
+        const size_t i = order[to_read[*j]];
+        const ListedFile& f = files[i];
+        try {
+          Result<std::string> tail = ReadParquetTail(remote, key_prefix + f.path, f.path,
+                                                     f.size.value_or(0), f.etag, &room);
+          if (!tail.ok()) {
+            queue.Put(*j, tail.status());
+            continue;
+          }
+          ReadTail read{std::move(*tail), std::nullopt};
+          if (answers) {
+            try {
+              read.answer = reader ? reader->Read(i, read.tail) : no_reader;
+            } catch (const std::exception& e) {
+              read.answer = InternalError(f.path + ": footer: " + e.what());
+            }
+          }
+          queue.Put(*j, std::move(read));
         } catch (const std::exception& e) {
           queue.Put(*j, InternalError(f.path + ": footer: " + e.what()));
         }
@@ -469,15 +537,16 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
         return Status::Ok();
       };
       for (size_t k = 0, j = 0; k < order.size(); ++k) {
-        std::string read;
+        ReadTail read;
         std::string_view tail = kept[k];
         if (j < to_read.size() && to_read[j] == k) {
           SLUICE_ASSIGN_OR_RETURN(read, queue.Take(j++));
-          tail = read;
+          tail = read.tail;
         }
         front.Add(k, tail);
         buffer += tail;
         if (buffer.size() >= kTailWrite) SLUICE_RETURN_IF_ERROR(flush());
+        if (answers) answers->Take(k, std::move(*read.answer));
       }
       SLUICE_RETURN_IF_ERROR(flush());
       at = 0;
@@ -491,6 +560,7 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     queue.Stop(written);
     for (std::thread& t : threads) t.join();
     made_here = written.ok();
+    answered = made_here && answers != nullptr;
     return written;
   };
   // A store made over another listing (the listing was made anew, or the
@@ -509,6 +579,7 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     return NotFoundError(path + ": made for " + Quote(store.source()) + " over listing " +
                          std::string(store.fingerprint()) + ", not this one");
   }
+  if (consumed) *consumed = answered;
   return store;
 }
 

@@ -134,14 +134,46 @@ Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key
                                     const std::string& file, uint64_t size,
                                     const std::string& etag, UninitializedBuffer* room);
 
+// What the process that makes a store does with each tail while it is in
+// memory, beside storing it: the index's build decodes it there rather
+// than reading the store back (at a million files, 1.3 GB).
+class ParquetTailConsumer {
+ public:
+  // One tail's answer, made on a reading thread.
+  struct Answer {
+    virtual ~Answer() = default;
+  };
+  // A reading thread's own (its decode state, kept from file to file).
+  class Reader {
+   public:
+    virtual ~Reader() = default;
+    // File `file` (its index in the maker's `files`) and its tail (a view
+    // valid during the call). Called on several threads at once, each on
+    // its own Reader, in no order; an error is the answer's, not the
+    // store's (the store is still made).
+    virtual Result<std::unique_ptr<Answer>> Read(size_t file, std::string_view tail) = 0;
+  };
+  virtual ~ParquetTailConsumer() = default;
+  // Called on each reading thread, once, before its first Read.
+  virtual std::unique_ptr<Reader> NewReader() = 0;
+  // The answers, in `files`' order, on the maker's writing thread (one at
+  // a time), each once its tail is in the store's pages.
+  virtual void Take(size_t file, Result<std::unique_ptr<Answer>> answer) = 0;
+};
+
 // The store of `files` (sized, in canonical order; keys are `key_prefix` +
 // path) at `path`: mapped if it was made for `source` over these files, else
 // made once per node (node_file.h, lock in `state_dir`) by reading every
-// tail from `remote`.
+// tail from `remote`. With a `consumer`, `*consumed` (required then) says
+// whether the consumer took every file's answer: only when this process
+// read every tail (it made the store, from no older one) and `files` are
+// in path order; otherwise it was given none, and the caller reads the
+// store.
 Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     const std::string& path, const std::string& state_dir, const std::string& source,
     const std::vector<ListedFile>& files, const std::string& key_prefix, RemoteSource& remote,
-    std::chrono::milliseconds wait_timeout, Env* env = Env::Default());
+    std::chrono::milliseconds wait_timeout, Env* env = Env::Default(),
+    ParquetTailConsumer* consumer = nullptr, bool* consumed = nullptr);
 
 // The store's bytes: `tails[i]` is the tail of `files[i]`.
 std::string SerializeParquetFooterStore(std::string_view source, std::string_view fingerprint,

@@ -165,8 +165,78 @@ Result<Index> LocalIndex(const StreamOptions& stream, const std::vector<ListedFi
   return parquet::IndexOfLocalParquetFiles(root, files, columns, env);
 }
 
-// Each file's pieces, decoded from its footer in the node's footer store
-// (made here when the node has none) on several threads (the decode is the
+using PiecesSink = std::function<Status(const ListedFile&, const FilePieces&)>;
+
+// The footers' decode while the footer store is made: each tail decoded on
+// the reading thread that read it, while it is in memory, and the pieces
+// handed to `sink` in file order by the store's writer; the first error in
+// file order (a decode's or the sink's) is kept, and no file after it is
+// sunk.
+class PiecesOfReadTails final : public ParquetTailConsumer {
+ public:
+  PiecesOfReadTails(const std::vector<ListedFile>& files, const std::string& where,
+                    const std::vector<std::string>& columns, const std::string& column_set,
+                    const PiecesSink& sink)
+      : files_(files), where_(where), columns_(columns), column_set_(column_set), sink_(sink) {}
+
+  std::unique_ptr<Reader> NewReader() override { return std::make_unique<Decoder>(*this); }
+
+  void Take(size_t file, Result<std::unique_ptr<Answer>> answer) override {
+    if (!status_.ok()) return;
+    if (!answer.ok()) {
+      status_ = answer.status();
+      return;
+    }
+    try {
+      status_ = sink_(files_[file], static_cast<const Pieces&>(**answer).pieces);
+    } catch (const std::exception& e) {
+      status_ = InternalError(files_[file].path + ": footer: " + e.what());
+    }
+  }
+
+  const Status& status() const { return status_; }
+
+ private:
+  struct Pieces final : Answer {
+    FilePieces pieces;
+  };
+  // A reading thread's decode: its footer used again file after file, and
+  // the shards of its schema while kept (PiecesOfFile).
+  class Decoder final : public Reader {
+   public:
+    explicit Decoder(const PiecesOfReadTails& owner) : owner_(owner) {}
+    Result<std::unique_ptr<Answer>> Read(size_t file, std::string_view tail) override {
+      const ListedFile& f = owner_.files_[file];
+      try {
+        auto pieces = PiecesOfFile(f, tail, owner_.where_ + f.path, owner_.columns_,
+                                   owner_.column_set_, footer_, kept_);
+        if (!pieces.ok()) return pieces.status();
+        auto answer = std::make_unique<Pieces>();
+        answer->pieces = std::move(*pieces);
+        return std::unique_ptr<Answer>(std::move(answer));
+      } catch (const std::exception& e) {
+        kept_.reset();
+        return InternalError(f.path + ": footer: " + e.what());
+      }
+    }
+
+   private:
+    const PiecesOfReadTails& owner_;
+    parquet::FileFooter footer_;
+    SchemaShards kept_;
+  };
+
+  const std::vector<ListedFile>& files_;
+  const std::string& where_;
+  const std::vector<std::string>& columns_;
+  const std::string& column_set_;
+  const PiecesSink& sink_;
+  Status status_ = Status::Ok();
+};
+
+// Each file's pieces, decoded from its footer: as the footer store is made
+// (PiecesOfReadTails) when this process makes it, else from the node's
+// store on several threads (the decode is the
 // node's first process's largest cost: 1M footers), a round of
 // kDecodeRound files at a time, so that only one round's pieces wait;
 // handed to `sink` in file order, and the first error in file order is
@@ -174,16 +244,18 @@ Result<Index> LocalIndex(const StreamOptions& stream, const std::vector<ListedFi
 Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
                     const std::vector<ListedFile>& files, const std::string& source,
                     const std::vector<std::string>& columns,
-                    std::chrono::milliseconds wait_timeout, Env* env,
-                    const std::function<Status(const ListedFile&, const FilePieces&)>& sink) {
+                    std::chrono::milliseconds wait_timeout, Env* env, const PiecesSink& sink) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string prefix = RemoteKey(stream, "");
+  const std::string where = remote.Describe() + "/" + prefix;
+  const std::string column_set = ColumnSetTag(columns);
+  PiecesOfReadTails as_read(files, where, columns, column_set, sink);
+  bool consumed = false;
   SLUICE_ASSIGN_OR_RETURN(
       ParquetFooterStore store,
       LoadOrMakeParquetFooterStore(ParquetFooterStorePath(state_dir), state_dir, source, files,
-                                   prefix, remote, wait_timeout, env));
-  const std::string where = remote.Describe() + "/" + prefix;
-  const std::string column_set = ColumnSetTag(columns);
+                                   prefix, remote, wait_timeout, env, &as_read, &consumed));
+  if (consumed) return as_read.status();
   // The store's records are in path order, as a listing is: file i's
   // record is the i-th when no file was left out or reordered.
   auto pieces = [&](const ListedFile& f, size_t i, parquet::FileFooter& footer,

@@ -113,9 +113,15 @@ std::string ListingFingerprint(const std::vector<ListedFile>& files);
 class ListingFingerprintBuilder {
  public:
   void Add(std::string_view path, std::optional<uint64_t> size, std::string_view etag = {});
-  std::string Finish() const { return hash_.Hex(); }
+  // The fingerprint of the files added; Add no more after it.
+  std::string Finish();
 
  private:
+  // The files' bytes are hashed a block at a time: an update a part of
+  // each file (path, size, etag and their NULs) cost more than the hash
+  // of the bytes (~1k instructions a file; a million-file listing is
+  // fingerprinted twice).
+  std::string pending_;
   Xxh64Hasher hash_;
 };
 

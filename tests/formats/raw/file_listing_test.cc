@@ -2,11 +2,14 @@
 // canonical order, manifests, the cached listing document and its errors.
 #include "formats/raw/file_listing.h"
 
+#include <fnmatch.h>
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <string>
 #include <vector>
+
+#include "formats/codec/hashes.h"
 
 namespace sluice {
 namespace {
@@ -216,6 +219,62 @@ TEST(FileListing, ListingDocumentWritesEachFilesLineByteForByte) {
             "[\"e\", 18446744073709551615, \"t\"]], \"uncommitted\": [\"u/v.jpg\"]}\n");
   EXPECT_EQ(SerializeListingDocument("s", {}).substr(SerializeListingDocument("s", {}).find("\"files\"")),
             "\"files\": []}\n");
+}
+
+// IsSelected answers as fnmatch(glob, name or path, FNM_PATHNAME) of its
+// globs (after leaving out what lies beside the data), "*" then a literal
+// (matched without fnmatch) among them.
+TEST(FileListing, IsSelectedAnswersAsFnmatchForEveryGlob) {
+  const std::vector<std::string> globs = {
+      "*.parquet", "*", "*.tar.gz", "*t", "*.PARQUET", "*a*", "x*.parquet", "*\\*", "*[",
+      "*.parquet/", "d/*.parquet", "*/*.parquet", "*?", "*[.]parquet", "*.parquet\\", "*é.parquet"};
+  const std::vector<std::string> paths = {
+      "a.parquet", "x.parquet", "d/a.parquet", "d/e/b.parquet", ".parquet", "parquet", "a.parquetx",
+      "a.PARQUET", "a.tar.gz", "t", "a*", "a[", "é.parquet", "aé.parquet", "a.parquet/",
+      std::string("a\0.parquet", 10), "d/x.parquet", "\xff\xfe.parquet", "a.parquet\\"};
+  for (const std::string& glob : globs) {
+    const FileSelection selection{{glob}};
+    for (const std::string& path : paths) {
+      const size_t slash = path.rfind('/');
+      const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+      const bool whole = glob.find('/') != std::string::npos;
+      const bool expected = !IsBesideTheData(path) &&
+                            ::fnmatch(glob.c_str(), (whole ? path : name).c_str(), FNM_PATHNAME) == 0;
+      EXPECT_EQ(IsSelected(path, selection), expected) << glob << " " << path;
+    }
+  }
+  const FileSelection two{{"*.csv", "*.parquet"}};
+  EXPECT_TRUE(IsSelected("d/a.parquet", two));
+  EXPECT_TRUE(IsSelected("a.csv", two));
+  EXPECT_FALSE(IsSelected("a.json", two));
+  EXPECT_FALSE(IsSelected("_a.parquet", two));
+}
+
+// The fingerprint is the xxh64 of each file's path, NUL, size (or "-"),
+// NUL, and, with an etag, NUL, etag, NUL, in order, over a listing many
+// times the builder's block (its files straddle the blocks' ends), and
+// over every prefix of a few files (a last block of any length).
+TEST(FileListing, TheFingerprintIsTheXxh64OfEveryFilesBytesInOrder) {
+  std::vector<ListedFile> files;
+  std::string bytes;
+  for (size_t i = 0; i < 20000; ++i) {
+    ListedFile f{"d" + std::to_string(i % 13) + "/" + std::string(i % 41, 'p') + std::to_string(i),
+                 i % 7 == 3 ? std::nullopt : std::optional<uint64_t>(i * 1000003 % 99991 + (i % 5 == 0 ? UINT64_MAX - 9 : 0)),
+                 i % 3 == 0 ? "\"etag-" + std::to_string(i) + "\"" : ""};
+    bytes += f.path + '\0' + (f.size ? std::to_string(*f.size) : "-") + '\0';
+    if (!f.etag.empty()) bytes += '\0' + f.etag + '\0';
+    files.push_back(std::move(f));
+    if (i < 5) {
+      auto of_prefix = HashHex("xxh64", bytes);
+      ASSERT_TRUE(of_prefix.ok());
+      EXPECT_EQ(ListingFingerprint(files), *of_prefix) << i;
+    }
+  }
+  ASSERT_GT(bytes.size(), size_t{10} << 16);  // ten of the builder's 64 KiB blocks
+  auto expected = HashHex("xxh64", bytes);
+  ASSERT_TRUE(expected.ok());
+  EXPECT_EQ(ListingFingerprint(files), *expected);
+  EXPECT_EQ(ListingFingerprint({}), *HashHex("xxh64", ""));
 }
 
 TEST(FileListing, AListingWrittenBeforeEtagsReadsAsUnknownEtags) {
