@@ -229,8 +229,12 @@ void IterationCursor::StartRest() {
                                                     -> Result<std::vector<int64_t>> {
       try {
         if (hook) hook();
+        // Not made for a pass already stopped (PlanWorker then says so).
+        const auto checkpoints = rest.checkpoints || !rest.checkpoints_place || cancel->load()
+                                     ? rest.checkpoints
+                                     : SharedEpochCheckpoints(*rest.checkpoints_place, rest.request);
         return planner::PlanWorker(rest.request, rest.node, rest.rank_in_node, worker, nullptr,
-                                   rest.checkpoints.get(), cancel);
+                                   checkpoints.get(), cancel);
       } catch (...) {
         return StatusFromException(std::current_exception(), "planning the rest of the epoch");
       }

@@ -140,6 +140,10 @@ struct PlanRest {
   std::optional<SkipDealer> skip = std::nullopt;
   // The node's checkpoints of the epoch (node_checkpoints.h), or null.
   std::shared_ptr<const planner::EpochCheckpoints> checkpoints = nullptr;
+  // Not in windows, without `checkpoints`: where the node shares them,
+  // asked on the thread that plans the rest (a head that needs none is
+  // not kept waiting for them).
+  std::optional<NodeCheckpointsPlace> checkpoints_place = std::nullopt;
 };
 
 struct IterationOptions {

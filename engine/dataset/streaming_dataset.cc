@@ -711,9 +711,15 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
     const bool dealt = windowed && skipping;
     planner::PlanRequest request = Request(epoch, sample_in_epoch, dealt ? 1 : num_workers);
     // The node's checkpoints of the epoch (made by its first process, waited
-    // for by the others): the head and the rest start from them.
+    // for by the others): the head and the rest start from them. Except
+    // the head of the epoch's first sample (global rank 0's worker 0 from
+    // the start), whose draws come first in the epoch: no checkpoint
+    // shortens them, and making the node's (PlanCheckpoints replays the
+    // whole epoch, and writes the file) waits on the rest's thread.
+    const bool head_first_in_epoch =
+        !windowed && sample_in_epoch == 0 && world_.global_rank == 0 && worker == 0;
     std::shared_ptr<const planner::EpochCheckpoints> checkpoints =
-        SharedEpochCheckpoints(CheckpointsPlace(), request);
+        head_first_in_epoch ? nullptr : SharedEpochCheckpoints(CheckpointsPlace(), request);
     SLUICE_ASSIGN_OR_RETURN(planner::WorkerHead head,
                             planner::PlanWorkerHead(request, world_.node, world_.rank_in_node, dealt ? 0 : worker,
                                                     1, &warning, checkpoints.get()));
@@ -743,6 +749,7 @@ Status StreamingDataset::IterBegin(int64_t epoch, int64_t sample_in_epoch, int64
     } else if (!head.whole) {
       rest = PlanRest{std::move(request), world_.node, world_.rank_in_node};
       rest->checkpoints = std::move(checkpoints);
+      if (head_first_in_epoch) rest->checkpoints_place = CheckpointsPlace();
     }
   } else if (!planned) {
     SLUICE_ASSIGN_OR_RETURN(ids, WorkerIds(epoch, sample_in_epoch, worker, num_workers, &warning));

@@ -435,5 +435,50 @@ TEST(NodeCheckpoints, DatasetPlansFromTheNodesFile) {
   }
 }
 
+// The epoch's first sample (global rank 0's worker 0 from the start) is
+// planned ahead of the node's checkpoints, which cannot shorten its draws:
+// IterBegin leaves the file to the thread planning the rest, which makes
+// it, and the pass's ids are still planner::PlanWorker's.
+TEST(NodeCheckpoints, FirstSamplesHeadLeavesTheFileToTheRestsThread) {
+  ScratchDir dir;
+  ForgetEarlierFolders(dir.path());
+  testing::WriteSyntheticMds(dir.path(), 600, 2048);
+  DatasetOptions o = testing::OneStreamOptions("", dir.path());
+  o.plan.shuffle = true;
+  o.plan.shuffle_algo = planner::ShuffleAlgo::kPy1e;
+  o.plan.num_canonical_nodes = 4;
+  o.plan.shuffle_block_size = 100;
+  o.plan.batch_size = 4;
+  auto ds = StreamingDataset::Open(o);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  planner::PlanRequest q;
+  q.config = o.plan;
+  planner::StreamSpec s;
+  for (size_t g = 0; g < (*ds)->num_shards(); ++g) s.shard_sizes.push_back(int64_t((*ds)->shard_entry(g).samples));
+  q.streams.push_back(s);
+  q.world.workers_per_rank = 2;
+  const std::string path = FileOf(dir.path(), q);
+  auto alone = planner::PlanWorker(q, 0, 0, 0);
+  ASSERT_TRUE(alone.ok());
+  ASSERT_FALSE(FileExists(path));
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 0, 2).ok());
+  EXPECT_FALSE(FileExists(path));
+  std::vector<int64_t> got, ids(5);
+  std::vector<SampleFields> fields;
+  while (true) {
+    auto n = (*ds)->NextBatch(ids.size(), ids.data(), &fields);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    if (*n == 0) break;
+    got.insert(got.end(), ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(*n));
+  }
+  EXPECT_EQ(got, *alone);
+  EXPECT_TRUE(FileExists(path));
+  EXPECT_EQ(*ReadFile(path, 1 << 20), Expected(q));
+  // Worker 1's head is not the epoch's first: its pass finds the file.
+  ASSERT_TRUE(WriteFileAtomic(path, "").ok());
+  ASSERT_TRUE((*ds)->IterBegin(0, 0, 1, 2).ok());
+  EXPECT_EQ(*ReadFile(path, 1 << 20), Expected(q));
+}
+
 }  // namespace
 }  // namespace sluice
