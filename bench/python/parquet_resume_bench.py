@@ -7,7 +7,8 @@ average beside each round.
         --library main=$WORK/libsluice-main.so.4 --library new=build/bindings/c/libsluice.so.4 \\
         [--rounds 5] [--resumes 3] [--row 500000] \\
         [--resume $WORK/big/pq-text-x5 --resume $WORK/big/pq-text-x5-mds] \\
-        [--cold $WORK/pq-bench --prefix pq-text-x5 [--proxy]]
+        [--cold $WORK/pq-bench --prefix pq-text-x5 [--proxy]] \\
+        [--warm $WORK/pq-bench --prefix pq-bin256k --warm-prefix pq-bin256k-mds]
 
 --resume FOLDER (repeatable): resume in place. An invocation opens
 `StreamingDataset(local=FOLDER, batch_size=64, shuffle=False)`
@@ -22,6 +23,11 @@ parquet_stream_bench.py work folder (which uploaded the table), a new
 empty cache folder each run, with `--proxy` through delay_proxy.py (15 ms
 to first byte, 100 MB/s a connection) as well: construction to the first
 row, and construction alone.
+
+--warm WORK: the same first row of `s3://bench/PREFIX/` (and of each
+--warm-prefix) from a cache folder a whole untimed pass filled, one per
+library and prefix, kept across the rounds (a warm node's construction
+and first row: Parquet beside its MDS twin).
 
 --library NAME=LIBSLUICE[:PYTHONPATH] (repeatable): the Python package
 is this tree's bindings/python unless a path follows the library.
@@ -108,6 +114,12 @@ def child_cold(remote, cache):
     print(json.dumps({'open': t1 - t0, 'first': t2 - t0, 'digest': digest(first)}))
 
 
+def child_fill(remote, cache):
+    import sluice
+    ds = sluice.StreamingDataset(remote=remote, local=cache, batch_size=64, shuffle=False)
+    print(json.dumps({'rows': sum(1 for _ in ds)}))
+
+
 def run_child(lib, args, env=None, timeout=600):
     name, library, pythonpath = lib
     env = dict(env or os.environ, SLUICE_LIBRARY=library, PYTHONPATH=pythonpath)
@@ -156,6 +168,8 @@ def main():
             return child_expected(rest[0], int(rest[1]))
         if mode == 'cold':
             return child_cold(rest[0], rest[1])
+        if mode == 'fill':
+            return child_fill(rest[0], rest[1])
         raise SystemExit(f'no child mode {mode!r}')
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--library', action='append', type=parse_library, required=True)
@@ -166,6 +180,8 @@ def main():
     ap.add_argument('--cold', metavar='WORK')
     ap.add_argument('--prefix', default='pq-text-x5')
     ap.add_argument('--proxy', action='store_true', help='cold through delay_proxy.py too')
+    ap.add_argument('--warm', metavar='WORK')
+    ap.add_argument('--warm-prefix', action='append', default=[], metavar='PREFIX')
     args = ap.parse_args()
     results = {}  # (what, library) -> [seconds]
     loads = []
@@ -178,6 +194,14 @@ def main():
         sources.append(('s3rver', cold_env(os.path.abspath(args.cold), False)))
         if args.proxy:
             sources.append(('proxy', cold_env(os.path.abspath(args.cold), True)))
+    warm = {}  # (library, prefix) -> its filled cache folder
+    if args.warm:
+        sources.append(('warm', cold_env(os.path.abspath(args.warm), False)))
+        env = sources[-1][1][0]
+        for lib in args.library:
+            for prefix in [args.prefix] + args.warm_prefix:
+                warm[(lib[0], prefix)] = tempfile.mkdtemp(prefix='pq-warm-')
+                run_child(lib, ['fill', f's3://bench/{prefix}/', warm[(lib[0], prefix)]], env)
     try:
         for r in range(args.rounds):
             loads.append(load())
@@ -188,7 +212,14 @@ def main():
                     if bad:
                         raise SystemExit(f'{lib[0]} {folder}: resumed at a row other than {args.row}')
                     results.setdefault((f'resume {os.path.basename(folder)}', lib[0]), []).extend(got['times'])
+                for prefix in [args.prefix] + args.warm_prefix if args.warm else []:
+                    env = sources[-1][1][0]
+                    got = run_child(lib, ['cold', f's3://bench/{prefix}/', warm[(lib[0], prefix)]], env)
+                    results.setdefault((f'warm first row, {prefix}', lib[0]), []).append(got['first'])
+                    results.setdefault((f'warm construction, {prefix}', lib[0]), []).append(got['open'])
                 for source, (env, _) in sources:
+                    if source == 'warm':
+                        continue
                     cache = tempfile.mkdtemp(prefix='pq-cold-')
                     try:
                         got = run_child(lib, ['cold', f's3://bench/{args.prefix}/', cache], env)
@@ -208,6 +239,8 @@ def main():
     finally:
         for _, (_, stop) in sources:
             stop()
+        for cache in warm.values():
+            shutil.rmtree(cache, ignore_errors=True)
 
 
 if __name__ == '__main__':

@@ -144,6 +144,74 @@ std::function<void()>& ListedBuildHook() {
   return hook;
 }
 
+// The binary index of a listed table: its state folder, name and path.
+struct ListedBinary {
+  std::string state_dir, name, path;
+};
+
+ListedBinary ListedBinaryOf(const StreamOptions& stream, bool parquet,
+                            const FileDatasetOptions& options) {
+  ListedBinary b;
+  b.state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
+  const std::string set = ColumnSetTag(options.columns);
+  b.name = parquet ? "parquet_index" + (set.empty() ? "" : "." + set) + ".bin" : "listing_index.bin";
+  b.path = JoinPath(b.state_dir, b.name);
+  return b;
+}
+
+// The binary index's key, or none: `inputs` (when given) tells whether the
+// files it is made from were all there (none when they were, but below
+// `binary_from` bytes).
+std::optional<uint64_t> ListedTableKey(const StreamOptions& stream, bool parquet,
+                                       const FileDatasetOptions& options,
+                                       const std::string& state_dir, uint64_t binary_from,
+                                       Env* env, bool* inputs = nullptr) {
+  if (inputs) *inputs = false;
+  std::string recipe;
+  // How the table is made from those files: a Sluice that makes it
+  // otherwise (other pieces, say) changes this, so no table of the old
+  // recipe is read.
+  AppendKeyPart("listed table 1", &recipe);
+  AppendKeyPart(parquet ? "parquet" : "files", &recipe);
+  AppendKeyPart(stream.remote, &recipe);
+  AppendKeyPart(stream.split, &recipe);
+  AppendKeyPart(options.manifest, &recipe);
+  AppendKeyPart(std::to_string(options.selection.globs.size()), &recipe);
+  for (const std::string& g : options.selection.globs) AppendKeyPart(g, &recipe);
+  AppendKeyPart(std::to_string(options.columns.size()), &recipe);
+  for (const std::string& c : options.columns) AppendKeyPart(c, &recipe);
+  uint64_t bytes = 0;
+  std::vector<std::string> inputs_paths = {StreamListingPath(state_dir)};
+  if (parquet) inputs_paths.push_back(ParquetFooterStorePath(state_dir));
+  for (const std::string& input : inputs_paths) {
+    auto st = env->Stat(input);
+    if (!st.ok()) return std::nullopt;
+    const uint64_t parts[] = {static_cast<uint64_t>(st->st_dev), static_cast<uint64_t>(st->st_ino),
+                              static_cast<uint64_t>(st->st_size),
+                              static_cast<uint64_t>(st->st_mtim.tv_sec),
+                              static_cast<uint64_t>(st->st_mtim.tv_nsec)};
+    recipe.append(reinterpret_cast<const char*>(parts), sizeof(parts));
+    bytes += static_cast<uint64_t>(st->st_size);
+  }
+  if (inputs) *inputs = true;
+  if (bytes < binary_from) return std::nullopt;
+  return XXH3_64bits(recipe.data(), recipe.size());
+}
+
+// The node's binary index of the table, when it is there and current:
+// nothing read from the listing or the footers, nothing asked of the remote.
+std::optional<ShardTable> MappedListedTable(const StreamOptions& stream, bool parquet,
+                                            const FileDatasetOptions& options,
+                                            uint64_t binary_from, Env* env) {
+  const ListedBinary b = ListedBinaryOf(stream, parquet, options);
+  const std::optional<uint64_t> key =
+      ListedTableKey(stream, parquet, options, b.state_dir, binary_from, env);
+  if (!key) return std::nullopt;
+  auto mapped = MapBinaryIndex(b.path, *key, env);
+  if (!mapped.ok()) return std::nullopt;
+  return std::move(*mapped);
+}
+
 // The table of a remote stream indexed from its listing (raw files) or its
 // files' footers (Parquet), through a binary index beside the node's
 // listing and footer store: `build` makes the table from them (each made
@@ -173,44 +241,12 @@ Result<ShardTable> ListedTable(const StreamOptions& stream, bool parquet,
     return build_table();
   };
   if (!remote) return build();
-  const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
-  const std::string set = ColumnSetTag(options.columns);
-  const std::string bin_name = parquet ? "parquet_index" + (set.empty() ? "" : "." + set) + ".bin"
-                                       : "listing_index.bin";
-  const std::string bin = JoinPath(state_dir, bin_name);
-  // The key, or none: `inputs` (when given) tells whether the files were
-  // all there (none when they were, but below `binary_from`).
-  auto key_of = [&](bool* inputs = nullptr) -> std::optional<uint64_t> {
-    if (inputs) *inputs = false;
-    std::string recipe;
-    // How the table is made from those files: a Sluice that makes it
-    // otherwise (other pieces, say) changes this, so no table of the old
-    // recipe is read.
-    AppendKeyPart("listed table 1", &recipe);
-    AppendKeyPart(parquet ? "parquet" : "files", &recipe);
-    AppendKeyPart(stream.remote, &recipe);
-    AppendKeyPart(stream.split, &recipe);
-    AppendKeyPart(options.manifest, &recipe);
-    AppendKeyPart(std::to_string(options.selection.globs.size()), &recipe);
-    for (const std::string& g : options.selection.globs) AppendKeyPart(g, &recipe);
-    AppendKeyPart(std::to_string(options.columns.size()), &recipe);
-    for (const std::string& c : options.columns) AppendKeyPart(c, &recipe);
-    uint64_t bytes = 0;
-    std::vector<std::string> inputs_paths = {StreamListingPath(state_dir)};
-    if (parquet) inputs_paths.push_back(ParquetFooterStorePath(state_dir));
-    for (const std::string& input : inputs_paths) {
-      auto st = env->Stat(input);
-      if (!st.ok()) return std::nullopt;
-      const uint64_t parts[] = {static_cast<uint64_t>(st->st_dev), static_cast<uint64_t>(st->st_ino),
-                                static_cast<uint64_t>(st->st_size),
-                                static_cast<uint64_t>(st->st_mtim.tv_sec),
-                                static_cast<uint64_t>(st->st_mtim.tv_nsec)};
-      recipe.append(reinterpret_cast<const char*>(parts), sizeof(parts));
-      bytes += static_cast<uint64_t>(st->st_size);
-    }
-    if (inputs) *inputs = true;
-    if (bytes < binary_from) return std::nullopt;
-    return XXH3_64bits(recipe.data(), recipe.size());
+  const ListedBinary names = ListedBinaryOf(stream, parquet, options);
+  const std::string& state_dir = names.state_dir;
+  const std::string& bin_name = names.name;
+  const std::string& bin = names.path;
+  auto key_of = [&](bool* inputs = nullptr) {
+    return ListedTableKey(stream, parquet, options, state_dir, binary_from, env, inputs);
   };
   bool inputs = false;
   const std::optional<uint64_t> before = key_of(&inputs);
@@ -294,18 +330,29 @@ IndexSource SourceOf(const StreamOptions& stream) {
 
 // A stream without an index.json, whose `missing` said so: a stream of the
 // Parquet files its root holds, or `missing` when it holds none or cannot
-// be listed (an https:// store, say).
+// be listed (an https:// store, say). A remote one keeps its binary index
+// whatever its size: it is also the node's memory of the probe's answer
+// (ParquetFoundBefore).
 Result<ShardTable> ParquetUnlessNone(const StreamOptions& stream, RemoteSource* remote,
                                      std::chrono::milliseconds wait_timeout,
-                                     const Status& missing, uint64_t binary_from, Env* env) {
+                                     const Status& missing, Env* env) {
   bool found = true;
   const FileDatasetOptions options;
-  auto table = ListedTable(stream, true, options, remote, binary_from, wait_timeout, env,
+  auto table = ListedTable(stream, true, options, remote, /*binary_from=*/0, wait_timeout, env,
                            [&]() -> Result<ShardTable> {
                              return LoadParquetStreamTable(stream, options, remote, wait_timeout,
                                                            &found, env);
                            });
   if (!found) return missing;
+  return table;
+}
+
+// The table ParquetUnlessNone kept when a process of the node found no
+// index.json for this stream before (none: never, or it held no rows).
+std::optional<ShardTable> ParquetFoundBefore(const StreamOptions& stream, Env* env) {
+  std::optional<ShardTable> table =
+      MappedListedTable(stream, true, FileDatasetOptions(), /*binary_from=*/0, env);
+  if (table && table->size() == 0) table.reset();
   return table;
 }
 
@@ -348,12 +395,21 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
                                             "No `remote` provided, but local file " + path +
                                                 " does not exist either",
                                             StatusCode::kNotFound);
-      return ParquetUnlessNone(stream, nullptr, wait_timeout, missing, binary_index_from_bytes, env);
+      return ParquetUnlessNone(stream, nullptr, wait_timeout, missing, env);
     }
     return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout, env);
   }
+  // Warm Parquet: a node that found no index.json before keeps the table it
+  // made then, as a warm MDS node keeps its index.json: no index.json is
+  // asked for (a round trip in every process's construction), and an
+  // index.json the remote gets later is not seen, as an MDS stream's newer
+  // index.json is not.
+  const bool indexed = FileExists(path, env);
+  if (!indexed) {
+    if (std::optional<ShardTable> parquet = ParquetFoundBefore(stream, env)) return std::move(*parquet);
+  }
   // Cold: the index's answer and the first shard's head, one round trip.
-  if (guess && !FileExists(path, env)) {
+  if (guess && !indexed) {
     *guess = std::make_unique<GuessedHead>(*remote, RemoteKey(stream, GuessedFirstShard()));
   }
   SLUICE_RETURN_IF_ERROR(MakeDirs(root, env));
@@ -375,7 +431,7 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
       nullptr, env);
   // Only the download of index.json can be missing an object.
   if (made.code() == StatusCode::kNotFound) {
-    return ParquetUnlessNone(stream, remote, wait_timeout, made, binary_index_from_bytes, env);
+    return ParquetUnlessNone(stream, remote, wait_timeout, made, env);
   }
   SLUICE_RETURN_IF_ERROR(made);
   return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout, env);

@@ -5,7 +5,11 @@
 // (parquet_stream_index.h). A stream that says neither and has no
 // index.json is a stream of Parquet files when its root holds any (the
 // detection rule: LoadStreamIndex, nowhere else); else the missing
-// index.json is the error.
+// index.json is the error. A node remembers that answer: where a process
+// of it found the stream to be Parquet files, later ones map the table it
+// kept (whatever its size) and ask the remote for no index.json, as a warm
+// MDS stream reads its cached index.json (an index.json the remote gets
+// later is not seen in either case; a new cache folder sees it).
 //
 // With a remote, <local>/<split>/index.json is downloaded by the first
 // process on the node that wants it (node_file.h); the others wait for it.

@@ -1905,6 +1905,44 @@ TEST(ParquetStreamMultiProcess, NginxRanksOfTwoNodesReadTheirPlanOnceANode) {
   }
 }
 
+// A warm node's stream that names no source and found no index.json
+// before maps the Parquet table it made then, asking nothing of the remote
+// (index.json's probe was a round trip of every warm construction), as a
+// warm MDS stream reads its index.json from the cache; the same rows.
+TEST(ParquetStreamMultiProcess, S3rverWarmParquetStreamOpensWithoutAskingForIndexJson) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  Twins t;
+  ScratchDir cache;
+  ProxiedS3rverTable s3;
+  ASSERT_NO_FATAL_FAILURE(s3.Start(t.parquet.path()));
+  // A table far below binary_index_from_bytes: its binary index is kept all the same.
+  const DatasetOptions o = ParquetOptions(cache.path(), "s3://bkt/table");
+  auto cold = StreamingDataset::Open(o);
+  ASSERT_TRUE(cold.ok()) << cold.status().message();
+  const std::vector<std::string> cold_lines = s3.proxy->Requests();
+  EXPECT_EQ(std::count_if(cold_lines.begin(), cold_lines.end(),
+                          [](const std::string& l) {
+                            return l.rfind("GET /bkt/table/index.json ", 0) == 0;
+                          }),
+            1);
+  for (int open = 0; open < 2; ++open) {
+    SCOPED_TRACE("warm open " + std::to_string(open));
+    const size_t before = s3.proxy->Requests().size();
+    auto warm = StreamingDataset::Open(o);
+    ASSERT_TRUE(warm.ok()) << warm.status().message();
+    const std::vector<std::string> lines = s3.proxy->Requests();
+    EXPECT_EQ(std::vector<std::string>(lines.begin() + before, lines.end()),
+              std::vector<std::string>());
+    ASSERT_EQ((*warm)->num_samples(), kRows);
+    SampleFields row;
+    for (uint64_t id : {uint64_t{0}, kRows - 1}) {
+      ASSERT_TRUE((*warm)->Get(id, &row).ok()) << id;
+      EXPECT_TRUE(testing::FieldBytes(row) == t.rows[id]) << id;
+    }
+  }
+}
+
 // A cold pass peeks its first row (StreamShards::PeekPieceRow: the row
 // group's piece read in memory and decoded before it is cached): the read
 // is the shard's own, so a pass is still one GET per row group on the
