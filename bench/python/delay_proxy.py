@@ -120,6 +120,17 @@ def serve(listener, upstream_port, delay, rate):
         threading.Thread(target=close_after, args=(threads, client, upstream), daemon=True).start()
 
 
+def start_in_thread(upstream_port, delay=0.015, rate=100e6):
+    """The proxy in front of 127.0.0.1:`upstream_port` on a daemon thread of
+    this process (a free loopback port; `Connection` as the caller set it,
+    e.g. a logging subclass): its base URL, http://127.0.0.1:PORT."""
+    listener = socket.socket()
+    listener.bind(('127.0.0.1', 0))
+    listener.listen(64)
+    threading.Thread(target=serve, daemon=True, args=(listener, upstream_port, delay, rate)).start()
+    return f'http://127.0.0.1:{listener.getsockname()[1]}'
+
+
 def close_after(threads, *socks):
     for t in threads:
         t.join()

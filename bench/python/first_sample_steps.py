@@ -18,12 +18,10 @@ medians and the consumer's CPU.
 import argparse
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -114,12 +112,7 @@ def main():
             tars = webdataset_peer.write_tars(os.path.join(work, 'www', 'wds'), args.samples, payload)
         nginx, port = cold_first_sample.start_nginx(os.path.join(work, 'www'), work)
         try:
-            listener = socket.socket()
-            listener.bind(('127.0.0.1', 0))
-            listener.listen(64)
-            threading.Thread(target=delay_proxy.serve, daemon=True,
-                             args=(listener, port, 0.015, 100e6)).start()
-            base = f'http://127.0.0.1:{listener.getsockname()[1]}'
+            base = delay_proxy.start_in_thread(port)
             rows, cpus, firsts = {}, {}, {}
             for r in range(args.runs):
                 for name, lib in libs:

@@ -20,12 +20,10 @@ WebDataset comes from registry_peers.py's venv (filled on first use).
 import argparse
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -91,12 +89,7 @@ def main():
         tars = webdataset_peer.write_tars(os.path.join(work, 'www', 'wds'), args.samples, payload)
         nginx, port = cold_first_sample.start_nginx(os.path.join(work, 'www'), work)
         try:
-            listener = socket.socket()
-            listener.bind(('127.0.0.1', 0))
-            listener.listen(64)
-            threading.Thread(target=delay_proxy.serve, daemon=True,
-                             args=(listener, port, 0.015, 100e6)).start()
-            base = f'http://127.0.0.1:{listener.getsockname()[1]}'
+            base = delay_proxy.start_in_thread(port)
             urls = [f'{base}/wds/{os.path.basename(t)}' for t in tars]
             rows = {}
             for _ in range(args.runs):

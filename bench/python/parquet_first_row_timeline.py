@@ -22,11 +22,9 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -94,13 +92,8 @@ def timeline(work, prefix, runs, whole=False):
     delay_proxy.Connection = LoggedConnection
     server = resume_bench.S3rver(os.path.join(work, 's3rver'))
     try:
-        listener = socket.socket()
-        listener.bind(('127.0.0.1', 0))
-        listener.listen(64)
-        threading.Thread(target=delay_proxy.serve, daemon=True,
-                         args=(listener, server.port, 0.015, 100e6)).start()
         env = dict(resume_bench.s3_env(server.endpoint),
-                   S3_ENDPOINT_URL=f'http://127.0.0.1:{listener.getsockname()[1]}')
+                   S3_ENDPOINT_URL=delay_proxy.start_in_thread(server.port))
         for r in range(runs):
             LoggedConnection.log.clear()
             cache = tempfile.mkdtemp(prefix='first-row-')

@@ -42,12 +42,10 @@ import hashlib
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -150,12 +148,7 @@ def cold_env(work, proxy):
     env = resume_bench.s3_env(server.endpoint)
     if not proxy:
         return env, server.stop
-    listener = socket.socket()
-    listener.bind(('127.0.0.1', 0))
-    listener.listen(64)
-    threading.Thread(target=delay_proxy.serve, daemon=True,
-                     args=(listener, server.port, 0.015, 100e6)).start()
-    env = dict(env, S3_ENDPOINT_URL=f'http://127.0.0.1:{listener.getsockname()[1]}')
+    env = dict(env, S3_ENDPOINT_URL=delay_proxy.start_in_thread(server.port))
     return env, server.stop
 
 

@@ -381,32 +381,47 @@ TEST(NodeCheckpoints, MultiProcessRacingMakersAndOneKilledMidWrite) {
   EXPECT_EQ(StateFiles(dir.path()), (std::set<std::string>{"plan_checkpoints.lock", NameOf(dir.path(), q)}));
 }
 
+// 600 synthetic MDS samples in `root`, read shuffled by py1e over 4
+// canonical nodes: a plan whose epochs have checkpoints.
+DatasetOptions ShuffledSyntheticDataset(const std::string& root) {
+  ForgetEarlierFolders(root);
+  testing::WriteSyntheticMds(root, 600, 2048);
+  DatasetOptions o = testing::OneStreamOptions("", root);
+  o.plan.shuffle = true;
+  o.plan.shuffle_algo = planner::ShuffleAlgo::kPy1e;
+  o.plan.num_canonical_nodes = 4;
+  o.plan.shuffle_block_size = 100;
+  o.plan.batch_size = 4;
+  return o;
+}
+
+// The planner's request of `ds`'s epoch 0 (opened from `o`) for
+// `workers` workers a rank.
+planner::PlanRequest PlanRequestOfDataset(const StreamingDataset& ds, const DatasetOptions& o,
+                                          int64_t workers) {
+  planner::PlanRequest q;
+  q.config = o.plan;
+  planner::StreamSpec s;
+  for (size_t g = 0; g < ds.num_shards(); ++g) s.shard_sizes.push_back(int64_t(ds.shard_entry(g).samples));
+  q.streams.push_back(s);
+  q.world.workers_per_rank = workers;
+  return q;
+}
+
 // A dataset's passes (head first, whole, in windows, the next epoch
 // prefetched) plan from the node's file: the same ids as without it
 // (WorkerIds against planner::PlanWorker of the dataset's request), the
 // file made by the first pass and made again when damaged.
 TEST(NodeCheckpoints, DatasetPlansFromTheNodesFile) {
   ScratchDir dir;
-  ForgetEarlierFolders(dir.path());
-  testing::WriteSyntheticMds(dir.path(), 600, 2048);
-  DatasetOptions o = testing::OneStreamOptions("", dir.path());
-  o.plan.shuffle = true;
-  o.plan.shuffle_algo = planner::ShuffleAlgo::kPy1e;
-  o.plan.num_canonical_nodes = 4;
-  o.plan.shuffle_block_size = 100;
-  o.plan.batch_size = 4;
+  DatasetOptions o = ShuffledSyntheticDataset(dir.path());
   o.prefetch_next_epoch = true;
   auto ds = StreamingDataset::Open(o);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
   auto expect = (*ds)->WorkerIds(0, 0, 1, 2);
   ASSERT_TRUE(expect.ok());
   // Planned alone from the same request: the same ids.
-  planner::PlanRequest q;
-  q.config = o.plan;
-  planner::StreamSpec s;
-  for (size_t g = 0; g < (*ds)->num_shards(); ++g) s.shard_sizes.push_back(int64_t((*ds)->shard_entry(g).samples));
-  q.streams.push_back(s);
-  q.world.workers_per_rank = 2;
+  const planner::PlanRequest q = PlanRequestOfDataset(**ds, o, 2);
   const std::string path = FileOf(dir.path(), q);
   ASSERT_TRUE(FileExists(path));
   const std::string good = *ReadFile(path, 1 << 20);
@@ -441,22 +456,10 @@ TEST(NodeCheckpoints, DatasetPlansFromTheNodesFile) {
 // it, and the pass's ids are still planner::PlanWorker's.
 TEST(NodeCheckpoints, FirstSamplesHeadLeavesTheFileToTheRestsThread) {
   ScratchDir dir;
-  ForgetEarlierFolders(dir.path());
-  testing::WriteSyntheticMds(dir.path(), 600, 2048);
-  DatasetOptions o = testing::OneStreamOptions("", dir.path());
-  o.plan.shuffle = true;
-  o.plan.shuffle_algo = planner::ShuffleAlgo::kPy1e;
-  o.plan.num_canonical_nodes = 4;
-  o.plan.shuffle_block_size = 100;
-  o.plan.batch_size = 4;
+  DatasetOptions o = ShuffledSyntheticDataset(dir.path());
   auto ds = StreamingDataset::Open(o);
   ASSERT_TRUE(ds.ok()) << ds.status().ToString();
-  planner::PlanRequest q;
-  q.config = o.plan;
-  planner::StreamSpec s;
-  for (size_t g = 0; g < (*ds)->num_shards(); ++g) s.shard_sizes.push_back(int64_t((*ds)->shard_entry(g).samples));
-  q.streams.push_back(s);
-  q.world.workers_per_rank = 2;
+  const planner::PlanRequest q = PlanRequestOfDataset(**ds, o, 2);
   const std::string path = FileOf(dir.path(), q);
   auto alone = planner::PlanWorker(q, 0, 0, 0);
   ASSERT_TRUE(alone.ok());
