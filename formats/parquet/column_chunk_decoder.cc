@@ -56,7 +56,13 @@ class ChunkDecoder {
     // move, so the rows decoded are read while later pages are decoded.
     out_.validity.reserve(static_cast<size_t>(meta_.num_values));
     if (out_.width == 0) out_.binary.reserve(static_cast<size_t>(meta_.num_values));
-    pages_.ReservePageBuffer(PageBufferBytes());
+    // A cursor's buffers (the first-row peek's, a resumption's first shard's)
+    // are sized for the chunk but written a page at a time, its first row
+    // first: in 2 MiB pages that row paid a fresh huge page's zeroing, 12-28
+    // ms of kernel CPU instead of ~1.7 in about 1 cold peek of 7 (issue 35,
+    // BENCHMARKS.md peek35w), so they are mapped in 4 KiB pages as written.
+    buffer_pages_ = cursor ? UninitializedBuffer::Pages::kSmall : UninitializedBuffer::Pages::kHuge;
+    pages_.ReservePageBuffer(PageBufferBytes(), buffer_pages_);
     // Byte arrays of snappy pages of incompressible values are read where
     // they lie in the chunk, not copied out (DataPage's `pieces`).
     if (out_.width == 0 && meta_.codec == CompressionCodec::kSnappy) pages_.DeferSnappyPieces();
@@ -681,7 +687,7 @@ class ChunkDecoder {
       const uint64_t capacity =
           std::min({static_cast<uint64_t>(meta_.num_values) * out_.width,
                     uint64_t{chunk_.size()} * kMaxRatio, options_.max_value_bytes});
-      SLUICE_ASSIGN_OR_RETURN(values_, UninitializedBuffer::Allocate(capacity, context_));
+      SLUICE_ASSIGN_OR_RETURN(values_, UninitializedBuffer::Allocate(capacity, context_, buffer_pages_));
     }
     if (bytes <= values_.size() - values_used_) {
       char* p = values_.data() + values_used_;
@@ -755,6 +761,7 @@ class ChunkDecoder {
   SlotArray<uint32_t> def_, rep_;
   SlotArray<uint32_t> indices_;
   UninitializedBuffer values_;
+  UninitializedBuffer::Pages buffer_pages_ = UninitializedBuffer::Pages::kHuge;  // values_', the page buffer's
   size_t values_used_ = 0;
   bool values_tried_ = false;
   struct PendingByteArrays {

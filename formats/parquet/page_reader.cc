@@ -109,7 +109,8 @@ Status PageReader::Decompress(std::string_view stored, uint64_t size, uint64_t a
   if (family != nullptr && page_buffer_capacity_ > 0) {
     if (page_buffer_.size() == 0) {
       SLUICE_ASSIGN_OR_RETURN(page_buffer_,
-                              UninitializedBuffer::Allocate(page_buffer_capacity_, context_));
+                              UninitializedBuffer::Allocate(page_buffer_capacity_, context_,
+                                                                  page_buffer_pages_));
     }
     // Pages start on a cache line.
     const size_t start = (used_ + 63) & ~size_t{63};

@@ -133,8 +133,13 @@ class PageReader {
   std::string Where(uint64_t file_offset) const;
 
   // Decompress into one buffer of `capacity` bytes (the caller bounds it:
-  // it is allocated whole, though untouched bytes cost address space only).
-  void ReservePageBuffer(uint64_t capacity) { page_buffer_capacity_ = capacity; }
+  // it is allocated whole, though untouched bytes cost address space only),
+  // mapped in `pages` (UninitializedBuffer::Pages).
+  void ReservePageBuffer(uint64_t capacity,
+                         UninitializedBuffer::Pages pages = UninitializedBuffer::Pages::kHuge) {
+    page_buffer_capacity_ = capacity;
+    page_buffer_pages_ = pages;
+  }
   // The last page's bytes in the page buffer stay there.
   void KeepLastPage() { unkept_ = 0; }
   // Only the first `bytes` of them stay (a page in pieces: what its space
@@ -161,6 +166,7 @@ class PageReader {
   PageLimits limits_;
   size_t pos_ = 0;
   uint64_t page_buffer_capacity_ = 0;
+  UninitializedBuffer::Pages page_buffer_pages_ = UninitializedBuffer::Pages::kHuge;
   UninitializedBuffer page_buffer_;
   size_t used_ = 0;    // bytes of the page buffer in use
   size_t unkept_ = 0;  // of them, the last page's, until KeepLastPage

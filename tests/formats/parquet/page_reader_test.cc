@@ -8,6 +8,7 @@
 #include <string>
 
 #include "formats/codec/compression.h"
+#include "tests/base/page_advice.h"
 #include "tests/formats/parquet/thrift_test_writer.h"
 
 namespace sluice::parquet {
@@ -126,6 +127,27 @@ TEST(PageReader, PageBufferHoldsKeptPagesBackToBack) {
   EXPECT_EQ(second.body.data(), pages.data() + 64);  // on the next cache line
   EXPECT_EQ(third.body.data(), second.body.data());
   EXPECT_EQ(third.body, b);
+}
+
+// A page buffer from 4 MiB is mapped in the pages it was reserved with
+// (a cursor's: 4 KiB, written a page at a time; issue 35).
+TEST(PageReader, PageBufferIsMappedInThePagesReserved) {
+  if (!sluice::testing::KernelTakesHugePageAdvice()) GTEST_SKIP() << "no transparent huge pages";
+  const std::string raw = "a page's bytes";
+  const std::string chunk = DictionaryPage(*Compress(*ParseCompression("snappy"), raw),
+                                           static_cast<int32_t>(raw.size()), std::nullopt);
+  for (const bool small : {true, false}) {
+    SCOPED_TRACE(small ? "kSmall" : "kHuge");
+    PageReader r(chunk, 0, CompressionCodec::kSnappy, "c");
+    r.ReservePageBuffer((size_t{5} << 20) + 3, small ? UninitializedBuffer::Pages::kSmall
+                                                     : UninitializedBuffer::Pages::kHuge);
+    Page page;
+    ASSERT_TRUE(*r.Next(&page));
+    ASSERT_TRUE(page.in_page_buffer);
+    EXPECT_EQ(page.body, raw);
+    EXPECT_EQ(sluice::testing::HasVmFlag(page.body.data(), "nh"), small);
+    EXPECT_EQ(sluice::testing::HasVmFlag(page.body.data(), "hg"), !small);
+  }
 }
 
 TEST(PageReader, PageTooLargeForTheBufferGetsItsOwn) {
