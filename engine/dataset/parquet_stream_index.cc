@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -54,30 +55,45 @@ struct FilePieces {
 // RowGroupPieceName in two parts: what a file's pieces share (the escaped
 // path and the tags of its etag and column set), then a row group's.
 struct PieceNames {
+  // Built in one pass, the etag's tag hashed by AppendXxh64Hex: a file at
+  // a time, a search for '%' or '/' a character and HashHex's lookup and
+  // copies cost ~1.9k instructions a file (5% of a first open).
   PieceNames(std::string_view file, std::string_view etag, std::string_view column_set) {
-    head.reserve(kPieceFolder.size() + file.size() + 8);
-    head = kPieceFolder;
-    size_t done = 0;
-    while (done < file.size()) {
-      const size_t special = file.find_first_of("%/", done);
-      const size_t end = special == std::string_view::npos ? file.size() : special;
-      head.append(file, done, end - done);
-      if (end == file.size()) break;
-      head += file[end] == '%' ? "%25" : "%2F";
-      done = end + 1;
-    }
-    if (head.size() - kPieceFolder.size() > kMaxPieceName) {
-      auto hex = HashHex("xxh64", file);
+    size_t specials = 0;
+    for (char c : file) specials += c == '%' || c == '/';
+    const size_t escaped = file.size() + 2 * specials;
+    if (escaped > kMaxPieceName) {
       // A sub-folder: an escaped name holds no '/', so none is there.
-      head.resize(kPieceFolder.size());
-      head += "long/" + (hex.ok() ? *hex : std::string("0"));
+      head.reserve(kPieceFolder.size() + 5 + 16 + 1);
+      head = kPieceFolder;
+      head += "long/";
+      AppendXxh64Hex(&head, file);
+    } else {
+      head.reserve(kPieceFolder.size() + escaped + 1);  // and '@'
+      head.resize(kPieceFolder.size() + escaped);
+      char* out = head.data();
+      std::memcpy(out, kPieceFolder.data(), kPieceFolder.size());
+      out += kPieceFolder.size();
+      for (char c : file) {
+        if (c == '%' || c == '/') {
+          *out++ = '%';  // %25 or %2F
+          *out++ = '2';
+          *out++ = c == '%' ? '5' : 'F';
+        } else {
+          *out++ = c;
+        }
+      }
     }
     head += '@';
     if (!etag.empty()) {
-      auto tag = HashHex("xxh64", etag);
-      tail = ".e" + (tag.ok() ? *tag : std::string("0"));
+      tail.reserve(2 + 16 + (column_set.empty() ? 0 : 1 + column_set.size()));
+      tail = ".e";
+      AppendXxh64Hex(&tail, etag);
     }
-    if (!column_set.empty()) tail += "." + std::string(column_set);
+    if (!column_set.empty()) {
+      tail += '.';
+      tail += column_set;
+    }
   }
 
   std::string Of(uint32_t row_group) const {

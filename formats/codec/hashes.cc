@@ -98,9 +98,9 @@ Result<std::string> HashHex(std::string_view algo, std::string_view data) {
       return CanonicalHex(&c, sizeof(c));
     }
     case Kind::kXxh64: {
-      XXH64_canonical_t c;
-      XXH64_canonicalFromHash(&c, XXH64(data.data(), data.size(), 0));
-      return CanonicalHex(&c, sizeof(c));
+      std::string hex;
+      AppendXxh64Hex(&hex, data);
+      return hex;
     }
     case Kind::kXxh3_64: {
       XXH64_canonical_t c;
@@ -124,6 +124,15 @@ Xxh64Hasher::~Xxh64Hasher() { XXH64_freeState(static_cast<XXH64_state_t*>(state_
 
 void Xxh64Hasher::Update(std::string_view data) {
   XXH64_update(static_cast<XXH64_state_t*>(state_), data.data(), data.size());
+}
+
+void AppendXxh64Hex(std::string* out, std::string_view data) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  const uint64_t h = XXH64(data.data(), data.size(), 0);
+  const size_t at = out->size();
+  out->resize(at + 16);
+  // Big-endian, as XXH64_canonicalFromHash and python-xxhash's hexdigest().
+  for (int i = 0; i < 16; ++i) (*out)[at + i] = kDigits[(h >> (60 - 4 * i)) & 0xf];
 }
 
 std::string Xxh64Hasher::Hex() const {

@@ -25,6 +25,11 @@ const std::vector<std::string>& SupportedHashes();
 // Unknown algorithm -> kUnimplemented: `unknown hash algorithm "<algo>"`.
 Result<std::string> HashHex(std::string_view algo, std::string_view data);
 
+// HashHex("xxh64", data) appended to `out` (16 characters): for callers
+// that name things by it a file at a time (a row group's cache name), where
+// the algorithm's lookup and the answer's allocation cost more than the hash.
+void AppendXxh64Hex(std::string* out, std::string_view data);
+
 // Checks `data` against `expected_hex` (either case) with `algo`. A mismatch
 // is kHashMismatch: "<what>: <algo> mismatch: expected <hex>, got <hex>
 // (<n> bytes)"; an unknown algorithm is kUnimplemented prefixed "<what>: ".

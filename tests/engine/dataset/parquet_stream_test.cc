@@ -20,6 +20,7 @@
 #include "base/file.h"
 #include "engine/dataset/parquet_footer_store.h"
 #include "engine/dataset/parquet_stream_index.h"
+#include "formats/codec/hashes.h"
 #include "engine/dataset/resume_state.h"
 #include "engine/dataset/stream_index.h"
 #include "engine/dataset/stream_shards.h"
@@ -389,6 +390,19 @@ TEST(ParquetStream, RowGroupPieceNamesDoNotCollide) {
   EXPECT_EQ(RowGroupPieceName("a.parquet", 0, {"x"}, "\"e1\"").find(".c"),
             RowGroupPieceName("a.parquet", 0, {}, "\"e1\"").size());
   EXPECT_TRUE(IsSafeBasename(RowGroupPieceName("a.parquet", 0, {"x"}, "\"e1\"")));
+  // Exact bytes: the etag's tag is its xxh64 ("abc": 44bc2cf5ad770999),
+  // and a path is long by its escaped size (200 bytes at most kept).
+  EXPECT_EQ(RowGroupPieceName("p/q%r.parquet", 7, {}, "abc"),
+            ".parquet_row_groups/p%2Fq%25r.parquet@7.e44bc2cf5ad770999");
+  std::string at_limit;
+  for (int i = 0; i < 66; ++i) at_limit += i % 2 ? "%" : "/";
+  at_limit += "ab";  // 200 bytes escaped
+  std::string escaped;
+  for (int i = 0; i < 66; ++i) escaped += i % 2 ? "%25" : "%2F";
+  EXPECT_EQ(RowGroupPieceName(at_limit, 0), ".parquet_row_groups/" + escaped + "ab@0");
+  const std::string past_limit = at_limit + "c";  // 67 bytes, 201 escaped
+  EXPECT_EQ(RowGroupPieceName(past_limit, 2, {}, "abc"),
+            ".parquet_row_groups/long/" + *HashHex("xxh64", past_limit) + "@2.e44bc2cf5ad770999");
   const std::string long_name = std::string(300, 'x') + ".parquet";
   const std::string piece = RowGroupPieceName(long_name, 3);
   EXPECT_EQ(piece.rfind(".parquet_row_groups/long/", 0), 0u) << piece;

@@ -80,6 +80,14 @@ TEST(Hashes, Xxh64HasherIsHashHexOfEverythingItWasGiven) {
   EXPECT_EQ(h.Hex(), *HashHex("xxh64", text));
 }
 
+TEST(Hashes, AppendXxh64HexAppendsHashHexsDigest) {
+  std::string out = "x.";
+  AppendXxh64Hex(&out, "abc");
+  EXPECT_EQ(out, "x.44bc2cf5ad770999");
+  AppendXxh64Hex(&out, "");
+  EXPECT_EQ(out, "x.44bc2cf5ad770999ef46db3751d8e999");
+}
+
 TEST(Hashes, UnknownAlgorithm) {
   auto h = HashHex("crc32", "abc");
   ASSERT_FALSE(h.ok());
