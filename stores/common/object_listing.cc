@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
+#include "base/parallel_claims.h"
 #include "stores/common/xml_lite.h"
 
 namespace sluice {
@@ -63,8 +65,29 @@ Result<std::string> ReadXmlListingPage(const XmlListingDialect& d, std::string_v
 }
 
 void SortByKey(std::vector<ObjectInfo>* objects) {
-  std::sort(objects->begin(), objects->end(),
-            [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+  const auto by_key = [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; };
+  const size_t n = objects->size();
+  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+  if (n < kParallelSortFrom || threads == 1) {
+    std::sort(objects->begin(), objects->end(), by_key);
+    return;
+  }
+  // A part a thread, then the parts merged pairwise, a level's merges at
+  // once. (Keys are distinct in a listing: the order is std::sort's.)
+  const auto at = [&](size_t i) { return objects->begin() + static_cast<ptrdiff_t>(i); };
+  const size_t part = (n + threads - 1) / threads;
+  ParallelClaims(n, part, threads,
+                 [&](size_t begin, size_t end) { std::sort(at(begin), at(end), by_key); });
+  for (size_t width = part; width < n; width *= 2) {
+    const size_t pairs = (n + 2 * width - 1) / (2 * width);
+    ParallelClaims(pairs, 1, threads, [&](size_t first, size_t last) {
+      for (size_t p = first; p < last; ++p) {
+        const size_t begin = p * 2 * width, mid = std::min(n, begin + width),
+                     end = std::min(n, begin + 2 * width);
+        if (mid < end) std::inplace_merge(at(begin), at(mid), at(end), by_key);
+      }
+    });
+  }
 }
 
 }  // namespace sluice

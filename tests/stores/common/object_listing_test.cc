@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace sluice {
 namespace {
 
@@ -131,6 +135,30 @@ TEST(XmlListingPageTest, APageOfAnotherKindIsCorrupt) {
       ReadXmlListingPage(kS3, "<Error><Code>AccessDenied</Code></Error>", 0, "", "", "s3://b", &out);
   EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
   EXPECT_EQ(r.status().message(), "s3://b: list page 0 has no <ListBucketResult>");
+}
+
+// A listing large enough to be sorted in parts and merged: every object
+// in key order, each with its own size and etag (moved with its key).
+TEST(SortByKeyTest, ALargeListingSortedInPartsIsInKeyOrderWithItsFields) {
+  const size_t n = 3 * kParallelSortFrom + 7;
+  std::vector<ObjectInfo> objects;
+  objects.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t k = (i * 7919) % n;  // a permutation: 7919 is prime, n not its multiple
+    objects.push_back({"d/part-" + std::to_string(k) + ".parquet", k, "e" + std::to_string(k)});
+  }
+  std::vector<ObjectInfo> expected = objects;
+  std::sort(expected.begin(), expected.end(),
+            [](const ObjectInfo& a, const ObjectInfo& b) { return a.key < b.key; });
+  SortByKey(&objects);
+  ASSERT_EQ(objects.size(), n);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(objects[i].key, expected[i].key) << i;
+    ASSERT_EQ(objects[i].size, expected[i].size) << i;
+    ASSERT_EQ(objects[i].etag, expected[i].etag) << i;
+  }
+  EXPECT_EQ(objects.front().key, "d/part-0.parquet");
+  EXPECT_EQ(objects.back().key, "d/part-99999.parquet");
 }
 
 }  // namespace
