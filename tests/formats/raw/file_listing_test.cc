@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -219,6 +220,34 @@ TEST(FileListing, ListingDocumentWritesEachFilesLineByteForByte) {
             "[\"e\", 18446744073709551615, \"t\"]], \"uncommitted\": [\"u/v.jpg\"]}\n");
   EXPECT_EQ(SerializeListingDocument("s", {}).substr(SerializeListingDocument("s", {}).find("\"files\"")),
             "\"files\": []}\n");
+}
+
+// A listing of several parts (serialized at once on several threads) is
+// the same document, byte for byte, as one written entry after entry.
+TEST(FileListing, ALargeListingDocumentIsItsEntriesInOrderByteForByte) {
+  std::vector<ListedFile> files;
+  std::string entries;
+  for (size_t i = 0; i < 200'000; ++i) {
+    const std::string path = "d/part-" + std::to_string(1'000'000 + i) + ".parquet";
+    if (i % 3 == 0) {
+      files.push_back({path, i, "t" + std::to_string(i)});
+      entries += (i ? ",\n[\"" : "\n[\"") + path + "\", " + std::to_string(i) + ", \"t" +
+                 std::to_string(i) + "\"]";
+    } else {
+      files.push_back({path, i % 3 == 1 ? std::optional<uint64_t>(i) : std::nullopt, ""});
+      entries += ",\n[\"" + path + "\", " + (i % 3 == 1 ? std::to_string(i) : "null") + "]";
+    }
+  }
+  const std::string doc = SerializeListingDocument("s3://b/t", files, {"u/v.parquet"});
+  const std::string expected = "{\"source\": \"s3://b/t\", \"etags\": true, \"fingerprint\": \"" +
+                               ListingFingerprint(files) + "\", \"files\": [" + entries +
+                               "], \"uncommitted\": [\"u/v.parquet\"]}\n";
+  // Not EXPECT_EQ of the two: gtest's diff of 200,000 lines would not end.
+  const auto [got, want] = std::mismatch(doc.begin(), doc.end(), expected.begin(), expected.end());
+  const size_t at = static_cast<size_t>(got - doc.begin());
+  EXPECT_TRUE(got == doc.end() && want == expected.end())
+      << "differs at byte " << at << ": " << doc.substr(at >= 40 ? at - 40 : 0, 80) << " against "
+      << expected.substr(at >= 40 ? at - 40 : 0, 80);
 }
 
 // IsSelected answers as fnmatch(glob, name or path, FNM_PATHNAME) of its
