@@ -123,20 +123,24 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
                                               const FileDatasetOptions& options,
                                               RemoteSource* remote, const std::string& source,
                                               std::chrono::milliseconds wait_timeout,
-                                              std::vector<std::string>* uncommitted, Env* env) {
+                                              std::vector<std::string>* uncommitted, Env* env,
+                                              std::string* fingerprint) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string path = StreamListingPath(state_dir);
   // The maker hands its listing on as made when the document reads back as
   // exactly it (ListingDocumentRoundTrips): at a million files, reading
   // back and parsing the 64 MB just written cost seconds.
   std::optional<CommittedFiles> made;
+  std::string made_fingerprint, found_fingerprint;
   auto make = [&]() -> Status {
     SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
                             ListStreamFiles(stream, options, remote, *remote, env));
     SLUICE_ASSIGN_OR_RETURN(CommittedFiles committed,
                             ApplyCommitMarkers(std::move(files), *remote, KeyPrefix(stream, remote)));
     SLUICE_RETURN_IF_ERROR(WriteFileAtomic(
-        path, SerializeListingDocument(source, committed.kept, committed.dropped), env));
+        path,
+        SerializeListingDocument(source, committed.kept, committed.dropped, &made_fingerprint),
+        env));
     if (ListingDocumentRoundTrips(committed.kept, committed.dropped)) made = std::move(committed);
     return Status::Ok();
   };
@@ -158,7 +162,8 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
     }
     bool kept_etags = false;
     std::vector<std::string> dropped;
-    auto files = ParseListingDocument(*text, source, path, &dropped, &kept_etags);
+    auto files =
+        ParseListingDocument(*text, source, path, &dropped, &kept_etags, &found_fingerprint);
     if (files.status().code() == StatusCode::kNotFound || (files.ok() && !kept_etags)) {
       return false;
     }
@@ -170,14 +175,16 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
       MakeOncePerNode(path, state_dir, "listing.lock", wait_timeout, make, current, env));
   if (made) {
     if (uncommitted) *uncommitted = std::move(made->dropped);
+    if (fingerprint) *fingerprint = std::move(made_fingerprint);
     return std::move(made->kept);
   }
   if (found) {
     if (found->ok() && uncommitted) *uncommitted = std::move(found_uncommitted);
+    if (found->ok() && fingerprint) *fingerprint = std::move(found_fingerprint);
     return std::move(*found);
   }
   SLUICE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxListingBytes, env));
-  return ParseListingDocument(text, source, path, uncommitted);
+  return ParseListingDocument(text, source, path, uncommitted, nullptr, fingerprint);
 }
 
 }  // namespace
@@ -192,12 +199,14 @@ Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
                                                   std::chrono::milliseconds wait_timeout,
                                                   std::string* source_out,
                                                   std::vector<std::string>* uncommitted,
-                                                  Env* env) {
+                                                  Env* env, std::string* fingerprint) {
   const std::string source = SourceOf(stream, options, remote);
   if (source_out) *source_out = source;
+  if (fingerprint) fingerprint->clear();
   std::vector<std::string> dropped;
   if (remote) {
-    auto files = CachedListing(stream, options, remote, source, wait_timeout, &dropped, env);
+    auto files =
+        CachedListing(stream, options, remote, source, wait_timeout, &dropped, env, fingerprint);
     if (uncommitted) *uncommitted = std::move(dropped);
     return files;
   }

@@ -56,14 +56,17 @@ Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
 // with a remote, listed once per node and kept in .sluice/listing.json
 // (see above, with the uncommitted paths); else the local folder walked.
 // *source (when given) is set to what was listed, and *uncommitted to the
-// paths the markers left out: SelectFiles' `source` and `uncommitted`.
+// paths the markers left out: SelectFiles' `source` and `uncommitted`;
+// *fingerprint to ListingFingerprint of the files answered where the
+// listing is kept (with a remote), else "".
 Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
                                                   const FileDatasetOptions& options,
                                                   RemoteSource* remote,
                                                   std::chrono::milliseconds wait_timeout,
                                                   std::string* source = nullptr,
                                                   std::vector<std::string>* uncommitted = nullptr,
-                                                  Env* env = Env::Default());
+                                                  Env* env = Env::Default(),
+                                                  std::string* fingerprint = nullptr);
 
 // `stream.files` must be set; `remote` null for a local-only stream.
 // Errors name the stream's root or remote and, for a manifest, the line.

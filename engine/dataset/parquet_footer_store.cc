@@ -455,9 +455,10 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     const std::string& path, const std::string& state_dir, const std::string& source,
     const std::vector<ListedFile>& files, const std::string& key_prefix, RemoteSource& remote,
     std::chrono::milliseconds wait_timeout, Env* env, ParquetTailConsumer* consumer,
-    bool* consumed) {
+    bool* consumed, std::string_view known_fingerprint) {
   if (consumed) *consumed = false;
-  const std::string fingerprint = ListingFingerprint(files);
+  const std::string fingerprint =
+      known_fingerprint.empty() ? ListingFingerprint(files) : std::string(known_fingerprint);
   // The store is written as its tails come, in path order: the records and
   // text are held, the tails only within TailQueue's window.
   bool made_here = false, answered = false;

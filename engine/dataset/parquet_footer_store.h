@@ -168,12 +168,15 @@ class ParquetTailConsumer {
 // whether the consumer took every file's answer: only when this process
 // read every tail (it made the store, from no older one) and `files` are
 // in path order; otherwise it was given none, and the caller reads the
-// store.
+// store. `fingerprint`: ListingFingerprint(files) when the caller has it
+// (the kept listing's, LoadStreamListing), "" to compute it here (at a
+// million files, a pass over every path).
 Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     const std::string& path, const std::string& state_dir, const std::string& source,
     const std::vector<ListedFile>& files, const std::string& key_prefix, RemoteSource& remote,
     std::chrono::milliseconds wait_timeout, Env* env = Env::Default(),
-    ParquetTailConsumer* consumer = nullptr, bool* consumed = nullptr);
+    ParquetTailConsumer* consumer = nullptr, bool* consumed = nullptr,
+    std::string_view fingerprint = {});
 
 // The store's bytes: `tails[i]` is the tail of `files[i]`.
 std::string SerializeParquetFooterStore(std::string_view source, std::string_view fingerprint,

@@ -260,7 +260,8 @@ class PiecesOfReadTails final : public ParquetTailConsumer {
 Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
                     const std::vector<ListedFile>& files, const std::string& source,
                     const std::vector<std::string>& columns,
-                    std::chrono::milliseconds wait_timeout, Env* env, const PiecesSink& sink) {
+                    std::chrono::milliseconds wait_timeout, Env* env, const std::string& fingerprint,
+                    const PiecesSink& sink) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string prefix = RemoteKey(stream, "");
   const std::string where = remote.Describe() + "/" + prefix;
@@ -270,7 +271,8 @@ Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
   SLUICE_ASSIGN_OR_RETURN(
       ParquetFooterStore store,
       LoadOrMakeParquetFooterStore(ParquetFooterStorePath(state_dir), state_dir, source, files,
-                                   prefix, remote, wait_timeout, env, &as_read, &consumed));
+                                   prefix, remote, wait_timeout, env, &as_read, &consumed,
+                                   fingerprint));
   if (consumed) return as_read.status();
   // The store's records are in path order, as a listing is: file i's
   // record is the i-th when no file was left out or reordered.
@@ -314,10 +316,11 @@ Status NoRowError(const std::string& source, size_t files) {
 Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
                           const std::vector<ListedFile>& files, const std::string& source,
                           const std::vector<std::string>& columns,
-                          std::chrono::milliseconds wait_timeout, Env* env) {
+                          std::chrono::milliseconds wait_timeout, Env* env,
+                          const std::string& fingerprint) {
   Index index;
   SLUICE_RETURN_IF_ERROR(DecodePieces(
-      stream, remote, files, source, columns, wait_timeout, env,
+      stream, remote, files, source, columns, wait_timeout, env, fingerprint,
       [&](const ListedFile&, const FilePieces& f) -> Status {
         for (size_t k = 0; k < f.pieces.size(); ++k) {
           const ShardParts parts = PartsOf(f, k);
@@ -339,7 +342,8 @@ Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
 Result<ShardTable> RemoteTable(const StreamOptions& stream, RemoteSource& remote,
                                const std::vector<ListedFile>& files, const std::string& source,
                                const std::vector<std::string>& columns,
-                               std::chrono::milliseconds wait_timeout, Env* env) {
+                               std::chrono::milliseconds wait_timeout, Env* env,
+                               const std::string& fingerprint) {
   ShardTable::Builder builder;
   // Room for a row group a file, each named twice (its piece's name holds
   // its path, escaped, and a suffix): a hint, grown past when wrong.
@@ -348,7 +352,7 @@ Result<ShardTable> RemoteTable(const StreamOptions& stream, RemoteSource& remote
   builder.Reserve(files.size(), files.size(), text);
   size_t shards = 0;
   SLUICE_RETURN_IF_ERROR(DecodePieces(
-      stream, remote, files, source, columns, wait_timeout, env,
+      stream, remote, files, source, columns, wait_timeout, env, fingerprint,
       [&](const ListedFile&, const FilePieces& f) -> Status {
         for (size_t k = 0; k < f.pieces.size(); ++k) {
           SLUICE_RETURN_IF_ERROR(builder.Add(f.schema->config, PartsOf(f, k)));
@@ -361,16 +365,19 @@ Result<ShardTable> RemoteTable(const StreamOptions& stream, RemoteSource& remote
 }
 
 // The listing of a stream, selected for Parquet (LoadParquetStreamIndex's
-// first step).
+// first step). *fingerprint: ListingFingerprint of the answer when the kept
+// listing's is it (every listed file selected, in its order), else "".
 Result<std::vector<ListedFile>> ParquetFiles(const StreamOptions& stream,
                                              const FileDatasetOptions& options,
                                              RemoteSource* remote,
                                              std::chrono::milliseconds wait_timeout,
-                                             bool* found_files, std::string* source, Env* env) {
+                                             bool* found_files, std::string* source, Env* env,
+                                             std::string* fingerprint) {
   if (found_files) *found_files = false;
   std::vector<std::string> uncommitted;
   Result<std::vector<ListedFile>> listed =
-      LoadStreamListing(stream, options, remote, wait_timeout, source, &uncommitted, env);
+      LoadStreamListing(stream, options, remote, wait_timeout, source, &uncommitted, env,
+                        fingerprint);
   // A remote listing that failed, where the store can list, is the error
   // to report (a sub-folder's listing, say), not a folder without files.
   if (!listed.ok() && remote && listed.status().code() != StatusCode::kUnimplemented &&
@@ -378,8 +385,10 @@ Result<std::vector<ListedFile>> ParquetFiles(const StreamOptions& stream,
     *found_files = true;
   }
   SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files, std::move(listed));
+  bool unchanged = false;
   SLUICE_ASSIGN_OR_RETURN(files, SelectFiles(std::move(files), ParquetStreamSelection(options),
-                                             *source, uncommitted));
+                                             *source, uncommitted, &unchanged));
+  if (!unchanged) fingerprint->clear();
   if (found_files) *found_files = true;
   return files;
 }
@@ -409,27 +418,29 @@ std::string ColumnSetTag(const std::vector<std::string>& columns) {
 Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileDatasetOptions& options,
                                      RemoteSource* remote, std::chrono::milliseconds wait_timeout,
                                      bool* found_files, Env* env) {
-  std::string source;
-  SLUICE_ASSIGN_OR_RETURN(
-      std::vector<ListedFile> files,
-      ParquetFiles(stream, options, remote, wait_timeout, found_files, &source, env));
+  std::string source, fingerprint;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
+                          ParquetFiles(stream, options, remote, wait_timeout, found_files, &source,
+                                       env, &fingerprint));
   if (!remote) return LocalIndex(stream, files, options.columns, env);
-  return RemoteIndex(stream, *remote, files, source, options.columns, wait_timeout, env);
+  return RemoteIndex(stream, *remote, files, source, options.columns, wait_timeout, env,
+                     fingerprint);
 }
 
 Result<ShardTable> LoadParquetStreamTable(const StreamOptions& stream,
                                           const FileDatasetOptions& options, RemoteSource* remote,
                                           std::chrono::milliseconds wait_timeout,
                                           bool* found_files, Env* env) {
-  std::string source;
-  SLUICE_ASSIGN_OR_RETURN(
-      std::vector<ListedFile> files,
-      ParquetFiles(stream, options, remote, wait_timeout, found_files, &source, env));
+  std::string source, fingerprint;
+  SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
+                          ParquetFiles(stream, options, remote, wait_timeout, found_files, &source,
+                                       env, &fingerprint));
   if (!remote) {
     SLUICE_ASSIGN_OR_RETURN(Index index, LocalIndex(stream, files, options.columns, env));
     return ShardTable::FromIndex(index);
   }
-  return RemoteTable(stream, *remote, files, source, options.columns, wait_timeout, env);
+  return RemoteTable(stream, *remote, files, source, options.columns, wait_timeout, env,
+                     fingerprint);
 }
 
 }  // namespace sluice

@@ -109,7 +109,9 @@ std::string_view FolderOf(std::string_view path) {
 Result<std::vector<ListedFile>> SelectFiles(std::vector<ListedFile> files,
                                             const FileSelection& selection,
                                             std::string_view source,
-                                            const std::vector<std::string>& uncommitted) {
+                                            const std::vector<std::string>& uncommitted,
+                                            bool* unchanged) {
+  if (unchanged) *unchanged = false;
   std::vector<std::string> dropped;
   for (const std::string& path : uncommitted) {
     if (!IsSelected(path, selection)) continue;
@@ -141,12 +143,13 @@ Result<std::vector<ListedFile>> SelectFiles(std::vector<ListedFile> files,
   // A store's listing comes in path order: paths already in strict order
   // are the sort's one answer (and none is twice), so they are not sorted
   // again (moving a million files' strings about).
-  if (std::adjacent_find(kept.begin(), kept.end(), [&](const ListedFile& a, const ListedFile& b) {
+  const bool in_order =
+      std::adjacent_find(kept.begin(), kept.end(), [&](const ListedFile& a, const ListedFile& b) {
         return !by_path(a, b);
-      }) != kept.end()) {
-    std::sort(kept.begin(), kept.end(), by_path);
-  }
-  for (size_t i = 1; i < kept.size(); ++i) {
+      }) == kept.end();
+  if (!in_order) std::sort(kept.begin(), kept.end(), by_path);
+  // Paths in strict order hold none twice.
+  for (size_t i = 1; i < kept.size() && !in_order; ++i) {
     if (kept[i].path == kept[i - 1].path) {
       return CorruptError(std::string(source) + ": file " + Quote(kept[i].path) +
                           " is listed twice");
@@ -162,6 +165,7 @@ Result<std::vector<ListedFile>> SelectFiles(std::vector<ListedFile> files,
                                                                " uncommitted, first " + Quote(dropped[0])) +
                         ")");
   }
+  if (unchanged) *unchanged = in_order && kept.size() == listed;
   return kept;
 }
 
@@ -357,7 +361,8 @@ void AppendListingEntries(std::string& out, const std::vector<ListedFile>& files
 
 std::string SerializeListingDocument(std::string_view source,
                                      const std::vector<ListedFile>& files,
-                                     const std::vector<std::string>& uncommitted) {
+                                     const std::vector<std::string>& uncommitted,
+                                     std::string* fingerprint_out) {
   // The fingerprint and the entries' parts at once, on the machine's
   // cores: at a million files the node's first open did them on one core
   // (~1.9k instructions a file) before it could read any footer.
@@ -391,6 +396,7 @@ std::string SerializeListingDocument(std::string_view source,
     out += "]";
   }
   out += "}\n";
+  if (fingerprint_out) *fingerprint_out = std::move(fingerprint);
   return out;
 }
 
@@ -411,7 +417,8 @@ Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text,
                                                      std::string_view source,
                                                      std::string_view name,
                                                      std::vector<std::string>* uncommitted,
-                                                     bool* kept_etags) {
+                                                     bool* kept_etags,
+                                                     std::string* fingerprint_out) {
   auto parsed = ParsePyJson(text);
   if (!parsed.ok()) return parsed.status().WithContext(std::string(name));
   const JsonValue& doc = *parsed;
@@ -457,6 +464,7 @@ Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text,
   if (ListingFingerprint(files) != *fp_text) {
     return CorruptError(std::string(name) + ": its fingerprint does not match its files");
   }
+  if (fingerprint_out) *fingerprint_out = *fp_text;
   if (uncommitted) {
     uncommitted->clear();
     if (const JsonValue* u = JsonMember(doc, "uncommitted")) {

@@ -66,10 +66,14 @@ bool IsSelected(std::string_view relative_path, const FileSelection& selection);
 // files the selection would have kept). `uncommitted`: KeepCommitted's
 // dropped paths; one that a glob without wildcards names is kNotFound
 // naming it.
+// `unchanged`, when given, says whether the answer is `files` as given
+// (every file kept, in the order given): then ListingFingerprint of the
+// answer is the given listing's.
 Result<std::vector<ListedFile>> SelectFiles(std::vector<ListedFile> files,
                                             const FileSelection& selection,
                                             std::string_view source,
-                                            const std::vector<std::string>& uncommitted = {});
+                                            const std::vector<std::string>& uncommitted = {},
+                                            bool* unchanged = nullptr);
 
 // True for a DBIO commit marker: a last path component starting with
 // "_committed_".
@@ -133,8 +137,11 @@ class ListingFingerprintBuilder {
 // those written before. `source` says what was listed (a redacted URL and
 // the manifest), so a cache made for another source is not reused.
 // With `uncommitted` (KeepCommitted's dropped paths) as "uncommitted".
+// `fingerprint`, when given, gets the document's (ListingFingerprint of
+// `files`), so that a caller that needs it does not compute it again.
 std::string SerializeListingDocument(std::string_view source, const std::vector<ListedFile>& files,
-                                     const std::vector<std::string>& uncommitted = {});
+                                     const std::vector<std::string>& uncommitted = {},
+                                     std::string* fingerprint = nullptr);
 // Whether ParseListingDocument of SerializeListingDocument(source, files,
 // uncommitted) gives back exactly `files` and `uncommitted`: every path,
 // etag and uncommitted path strict UTF-8 (FindInvalidUtf8), every size at
@@ -146,10 +153,12 @@ bool ListingDocumentRoundTrips(const std::vector<ListedFile>& files,
 // fingerprint does not match its files; kNotFound when it was made for
 // another source than `source`.
 // `uncommitted`, when given, gets the document's "uncommitted" paths;
-// `kept_etags`, whether it says "etags": true.
+// `kept_etags`, whether it says "etags": true; `fingerprint`, its
+// fingerprint (checked: ListingFingerprint of the files answered).
 Result<std::vector<ListedFile>> ParseListingDocument(std::string_view text, std::string_view source,
                                                      std::string_view name,
                                                      std::vector<std::string>* uncommitted = nullptr,
-                                                     bool* kept_etags = nullptr);
+                                                     bool* kept_etags = nullptr,
+                                                     std::string* fingerprint = nullptr);
 
 }  // namespace sluice

@@ -250,6 +250,39 @@ TEST(FileListing, ALargeListingDocumentIsItsEntriesInOrderByteForByte) {
       << expected.substr(at >= 40 ? at - 40 : 0, 80);
 }
 
+// SelectFiles says when its answer is the listing as given, whose
+// fingerprint a caller then need not compute again; the document and its
+// parse give the fingerprint they hold.
+TEST(FileListing, SelectFilesSaysWhenItKeptTheListingAsGiven) {
+  const std::vector<ListedFile> listed = {{"a.parquet", 1}, {"b.parquet", 2}, {"c/d.parquet", 3}};
+  std::string fingerprint;
+  const std::string doc = SerializeListingDocument("src", listed, {}, &fingerprint);
+  EXPECT_EQ(fingerprint, ListingFingerprint(listed));
+  std::string parsed_fingerprint;
+  ASSERT_TRUE(ParseListingDocument(doc, "src", "L", nullptr, nullptr, &parsed_fingerprint).ok());
+  EXPECT_EQ(parsed_fingerprint, fingerprint);
+  const FileSelection parquet{{"*.parquet"}};
+  bool unchanged = false;
+  auto all = SelectFiles(listed, parquet, "src", {}, &unchanged);
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(unchanged);
+  EXPECT_EQ(ListingFingerprint(*all), fingerprint);
+  // A file left out, or a listing out of order: not the listing as given.
+  std::vector<ListedFile> more = listed;
+  more.push_back({"_SUCCESS", 0});
+  auto some = SelectFiles(more, parquet, "src", {}, &unchanged);
+  ASSERT_TRUE(some.ok());
+  EXPECT_FALSE(unchanged);
+  const std::vector<ListedFile> unsorted = {listed[1], listed[0], listed[2]};
+  auto sorted = SelectFiles(unsorted, parquet, "src", {}, &unchanged);
+  ASSERT_TRUE(sorted.ok());
+  EXPECT_FALSE(unchanged);
+  EXPECT_EQ(ListingFingerprint(*sorted), fingerprint);
+  // Out of order and listed twice: still the error.
+  auto twice = SelectFiles({listed[1], listed[0], listed[1]}, parquet, "src", {}, &unchanged);
+  EXPECT_EQ(twice.status().message(), "src: file \"b.parquet\" is listed twice");
+}
+
 // IsSelected answers as fnmatch(glob, name or path, FNM_PATHNAME) of its
 // globs (after leaving out what lies beside the data), "*" then a literal
 // (matched without fnmatch) among them.
