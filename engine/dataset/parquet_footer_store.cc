@@ -355,27 +355,38 @@ constexpr size_t kTailWrite = size_t{1} << 20;
 // futex wake and sleep a file, on one side or the other, doubled the
 // context switches once the readers decode (ParquetTailConsumer).
 constexpr size_t kWakeBatch = 32;
+// A reader claims up to kClaimBatch files in order at once (one lock and,
+// when it waits for room, one wake for them all); as many reads are in
+// flight as readers either way.
+constexpr size_t kClaimBatch = 8;
 
 class TailQueue {
  public:
   explicit TailQueue(size_t count) : count_(count), slots_(std::min(count, kTailWindow)) {}
 
-  // The next read to do (in order), or none once all are claimed, the
-  // writer stopped or a read failed. Waits while the window is full.
-  std::optional<size_t> Claim() {
+  // The next reads to do, [first, first + n) in order (n at most
+  // kClaimBatch), or none once all are claimed, the writer stopped or a
+  // read failed. Waits while the window is full.
+  struct Claimed {
+    size_t first = 0, n = 0;
+  };
+  std::optional<Claimed> Claim() {
     std::unique_lock lock(mu_);
     ++claiming_;
     claim_cv_.wait(lock,
                    [&] { return stop_ || claimed_ == count_ || claimed_ < taken_ + slots_.size(); });
     --claiming_;
     if (stop_ || claimed_ == count_) return std::nullopt;
-    const size_t j = claimed_++;
+    const Claimed c{claimed_,
+                    std::min({kClaimBatch, count_ - claimed_, taken_ + slots_.size() - claimed_})};
+    claimed_ += c.n;
     // The last claim: no Take need wake the other claimers one by one.
     if (claimed_ == count_ && claiming_ > 0) claim_cv_.notify_all();
-    return j;
+    return c;
   }
-  // The j-th read's tail or error.
-  void Put(size_t j, Result<ReadTail> tail) {
+  // The j-th read's tail or error; false once the reads are stopped (the
+  // claimer's other claimed reads are not wanted).
+  bool Put(size_t j, Result<ReadTail> tail) {
     std::lock_guard lock(mu_);
     if (!tail.ok()) {
       if (first_error_.ok()) first_error_ = tail.status();
@@ -388,6 +399,15 @@ class TailQueue {
     } else if (waiting_ != kNone && Ready()) {
       take_cv_.notify_one();
     }
+    return !stop_;
+  }
+  // The j-th read, claimed but not made once the reads are stopped: its
+  // Take answers the error that stopped them.
+  void Skip(size_t j) {
+    std::lock_guard lock(mu_);
+    slots_[j % slots_.size()].emplace(first_error_.ok() ? InternalError("footer reads stopped")
+                                                        : first_error_);
+    take_cv_.notify_one();
   }
   // The j-th read (j = 0, 1, ... in turn), or the error that stopped the
   // reads before it was claimed.
@@ -405,9 +425,14 @@ class TailQueue {
     slot.reset();
     ++taken_;
     // Claimers wait for room: woken once kWakeBatch slots are free, not
-    // one by one (a wake a tail while the writer is the slower).
-    if (claiming_ > 0 && taken_ + slots_.size() - claimed_ >= std::min(kWakeBatch, slots_.size())) {
-      claim_cv_.notify_all();
+    // one by one (a wake a tail while the writer is the slower), and only
+    // as many as claim them: all 16 woken for 32 slots put most back to
+    // sleep, a futex wake and sleep each.
+    const size_t free = taken_ + slots_.size() - claimed_;
+    if (claiming_ > 0 && free >= std::min(kWakeBatch, slots_.size())) {
+      for (size_t w = std::min(claiming_, (free + kClaimBatch - 1) / kClaimBatch); w > 0; --w) {
+        claim_cv_.notify_one();
+      }
     }
     return tail;
   }
@@ -499,16 +524,13 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
           no_reader = InternalError(std::string("a footer reader: ") + e.what());
         }
       }
-      while (std::optional<size_t> j = queue.Claim()) {
-        const size_t i = order[to_read[*j]];
+      auto read_one = [&](size_t j) {
+        const size_t i = order[to_read[j]];
         const ListedFile& f = files[i];
         try {
           Result<std::string> tail = ReadParquetTail(remote, key_prefix + f.path, f.path,
                                                      f.size.value_or(0), f.etag, &room);
-          if (!tail.ok()) {
-            queue.Put(*j, tail.status());
-            continue;
-          }
+          if (!tail.ok()) return queue.Put(j, tail.status());
           ReadTail read{std::move(*tail), std::nullopt};
           if (answers) {
             try {
@@ -517,10 +539,16 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
               read.answer = InternalError(f.path + ": footer: " + e.what());
             }
           }
-          queue.Put(*j, std::move(read));
+          return queue.Put(j, std::move(read));
         } catch (const std::exception& e) {
-          queue.Put(*j, InternalError(f.path + ": footer: " + e.what()));
+          return queue.Put(j, InternalError(f.path + ": footer: " + e.what()));
         }
+      };
+      while (std::optional<TailQueue::Claimed> c = queue.Claim()) {
+        size_t j = c->first;
+        while (j < c->first + c->n && read_one(j)) ++j;
+        // Stopped: the rest of the claim is not read.
+        while (++j < c->first + c->n) queue.Skip(j);
       }
     };
     std::vector<std::thread> threads;

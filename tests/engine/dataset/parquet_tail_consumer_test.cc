@@ -127,6 +127,29 @@ TEST(ParquetTailConsumer, EveryTailReadIsReadOnceAsStoredAndTakenInFileOrder) {
   EXPECT_EQ(consumer.taken, AnswersInFileOrder(folder.files.size(), 1234));
 }
 
+// A tail that cannot be read (its file removed since the listing) ends the
+// make with that file's error, the readers' other claimed reads not made
+// (a reader claims several files at once: those it does not read are
+// handed to the writer as that error, not left for it to wait on), and no
+// store is left.
+TEST(ParquetTailConsumer, AnUnreadableTailEndsTheMakeWithItsFilesError) {
+  ConsumerFolder folder(3000);
+  const ListedFile& gone = folder.files[1501];
+  ASSERT_TRUE(Env::Default()->Remove(JoinPath(folder.remote.path(), gone.path)).ok());
+  RecordingTailConsumer consumer;
+  bool consumed = true;
+  auto store = folder.Load(folder.files, &consumer, &consumed);
+  ASSERT_FALSE(store.ok());
+  EXPECT_FALSE(consumed);
+  const std::string expected = gone.path + ": footer: reading bytes [0, " +
+                               std::to_string(*gone.size) + ") of " +
+                               folder.source->Describe() + "/" + gone.path + ": ";
+  EXPECT_EQ(store.status().message().substr(0, expected.size()), expected)
+      << store.status().message();
+  EXPECT_FALSE(Env::Default()->Stat(ParquetFooterStorePath(folder.state.path())).ok());
+  EXPECT_LT(consumer.taken.size(), size_t{1501});
+}
+
 // No answer where this process did not read every tail of a listing in
 // path order: the store already made (mapped), made anew from an older
 // one (its kept tails are not read), or a listing out of path order. The
