@@ -24,11 +24,17 @@ with curl, so drift hits every row alike. Prints per row the median (min,
 max) of the epoch's seconds, its MB/s (bytes that reached the cache / time),
 the median's ratio to the best curl row of the same path, and the child's
 CPU seconds (user + system, from the dataset's construction on) per GB
-(cpu_seconds and cpu_per_gb, which speed_table.py's cold rows use too).
+(cpu_seconds and cpu_per_gb, which speed_table.py's cold rows use too),
+the server's CPU seconds per GB (s3rver's, or the loopback nginx's: one
+process), and the machine's busy CPU seconds over the epoch (/proc/stat,
+every core, from the dataset's construction on for Sluice: the epoch's
+whole cost with the server's and the kernel's softirq work, which no
+process's own count holds; other processes' work is in it too, so read it
+with the load: on 2 cores it cannot exceed twice the epoch).
 --fetch-concurrency sets the engine's key of that name (shards one reader
-opens at once; default: the engine's, 4 for MDS). With --s3rver each row
-also shows the server's CPU seconds per GB (s3rver is one Node process
-sharing the machine's cores with the reader).
+opens at once; default: the engine's, 4 for MDS). The server shares the
+machine's cores with the reader (s3rver is one Node process; nginx runs
+one worker; the delaying proxy's row shows no server CPU).
 --single-pass adds, per library, the rows of the single-pass mode
 (StreamingDataset(single_pass=True): shards received into memory, nothing
 cached), interleaved with the others; their bytes (for MB/s and CPU s/GB)
@@ -75,7 +81,7 @@ SCHED_ROW = [None]
 CHILD = r'''
 import sys, time
 sys.path.insert(0, %r)
-from cold_epoch import cpu_seconds, minor_faults, thread_sched
+from cold_epoch import cpu_seconds, machine_busy_seconds, minor_faults, thread_sched
 import sluice
 class Dataset(sluice.StreamingDataset):
     # Engine keys beside Mosaic's arguments (see StreamingDataset.__init__).
@@ -83,15 +89,17 @@ class Dataset(sluice.StreamingDataset):
     if sys.argv[6]:
         _engine_keys['single_pass_part_size'] = int(sys.argv[6])
 sched0 = thread_sched()
-c0, t0, f0 = cpu_seconds(), time.perf_counter(), minor_faults()
+c0, t0, f0, m0 = cpu_seconds(), time.perf_counter(), minor_faults(), machine_busy_seconds()
 extra = {'single_pass': True} if sys.argv[5] == '1' else {}
 ds = Dataset(remote=sys.argv[1], local=sys.argv[2], shuffle=sys.argv[3] == '1', batch_size=16,
              shuffle_seed=17, **extra)
 n = sum(1 for _ in ds)
+m1 = machine_busy_seconds()
 print(n, time.perf_counter() - t0, cpu_seconds() - c0, ds._engine.counters()['bytes_downloaded'],
       minor_faults() - f0)
 print(' '.join('%%s:%%.4f:%%.4f' %% (tid, run - sched0.get(tid, (0, 0))[0], wait - sched0.get(tid, (0, 0))[1])
                for tid, (run, wait) in thread_sched().items()))
+print(m1 - m0)
 ''' % HERE
 
 
@@ -144,6 +152,10 @@ def busiest_threads(line, main_tid, seconds, count=3):
     return [('main' if t[0] == main_tid else f'#{i}', t[1], t[2], max(0.0, seconds - t[1] - t[2]))
             for i, t in enumerate(main + rest[:count - len(main)])]
 
+
+# The machine's busy CPU seconds over the last Sluice child's epoch (from
+# its dataset's construction on), as that child read them.
+MACHINE_BUSY = [None]
 
 # --sched: per row name, the busiest threads of each run (busiest_threads).
 SCHED_ROWS = {}
@@ -221,6 +233,7 @@ def sluice_epoch(library, url, shuffle, work, samples, fetch_concurrency=None, e
                 busiest_threads(lines[1], str(child.pid), float(seconds)))
         if int(n) != samples:
             raise RuntimeError(f'{library}: read {n} samples, expected {samples}')
+        MACHINE_BUSY[0] = float(lines[2])
         if single_pass_bytes:
             return (float(seconds), float(cpu), single_pass_bytes, int(downloaded), int(faults),
                     thp)
@@ -257,6 +270,18 @@ def curl_epoch(urls, parallel, work, curl_args=(), discard=False):
     return seconds, cpu, size
 
 
+def machine_busy_seconds():
+    """CPU seconds every core of the machine has been busy so far (/proc/stat:
+    user, nice, system, irq and softirq; not idle, iowait or steal): a
+    loopback epoch's whole cost, the server's and the kernel's softirq
+    work included, which no process's own count holds, and other
+    processes' work beside it (so read with the load)."""
+    with open('/proc/stat') as f:
+        fields = f.readline().split()[1:]
+    user, nice, system, _, _, irq, softirq = (int(x) for x in fields[:7])
+    return (user + nice + system + irq + softirq) / os.sysconf('SC_CLK_TCK')
+
+
 def process_cpu_seconds(pid):
     """User + system CPU seconds of process `pid` so far (Linux /proc)."""
     with open(f'/proc/{pid}/stat') as f:
@@ -277,12 +302,17 @@ class Path:
         """run() -> (seconds, CPU, bytes[, downloaded, faults, huge-page
         faults]) as (seconds, CPU, bytes, the server's CPU seconds (None
         when not measured), downloaded, faults, huge-page faults (each
-        None when not told))."""
+        None when not told), the machine's busy CPU seconds over the run)."""
         before = process_cpu_seconds(self.server_pid) if self.server_pid else None
+        machine = machine_busy_seconds()
+        MACHINE_BUSY[0] = None
         out = run()
+        # A Sluice child's own count spans its epoch only (not its start-up).
+        machine = MACHINE_BUSY[0] if MACHINE_BUSY[0] is not None else \
+            machine_busy_seconds() - machine
         server = process_cpu_seconds(self.server_pid) - before if self.server_pid else None
         rest = tuple(out[3:]) + (None,) * (6 - len(out))
-        return (*out[:3], server, *rest)
+        return (*out[:3], server, *rest, machine)
 
 
 def s3rver_path(work, data):
@@ -354,7 +384,7 @@ def main():
         else:
             nginx, port = start_nginx(os.path.join(work, 'www'), work)
             servers.append(lambda: (nginx.terminate(), nginx.wait()))
-            paths = [Path('loopback', f'http://127.0.0.1:{port}/data')]
+            paths = [Path('loopback', f'http://127.0.0.1:{port}/data', server_pid=nginx.pid)]
             if not args.no_proxy:
                 proxy = DelayProxy(port)
                 servers.append(proxy.close)
@@ -387,9 +417,9 @@ def main():
                '; proxy: 15 ms to first byte, 100 MB/s per connection'))
         print(f'  {"path":8s} {"row":36s} {"epoch s (min, max)":>26s} {"MB/s":>7s} '
               f'{"x best curl":>11s} {"CPU s/GB":>8s}' +
-              (f' {"server CPU s/GB":>15s}' if args.s3rver else '') +
+              f' {"server CPU s/GB":>15s}' +
               (f' {"dl x":>5s}' if args.single_pass else '') +
-              f' {"faults/GB":>9s} {"THP/GB":>6s}')
+              f' {"faults/GB":>9s} {"THP/GB":>6s} {"machine CPU s":>13s}')
         for path in (p.name for p in paths):
             best = None
             for (pth, name), xs in rows.items():
@@ -402,16 +432,18 @@ def main():
                 secs = [x[0] for x in xs]
                 mbps = statistics.median(x[2] / x[0] for x in xs) / 1e6
                 cpu_gb = statistics.median(cpu_per_gb(x[1], x[2]) for x in xs)
-                server = '' if xs[0][3] is None else \
+                server = f' {"":15s}' if xs[0][3] is None else \
                     f' {statistics.median(cpu_per_gb(x[3], x[2]) for x in xs):15.2f}'
                 downloaded = (f' {"":5s}' if args.single_pass else '') if xs[0][4] is None else \
                     f' {statistics.median(x[4] / x[2] for x in xs):5.2f}'
                 faults = '' if xs[0][5] is None else \
                     f' {statistics.median(x[5] / (x[2] / 1e9) for x in xs):9.0f}' \
                     f' {statistics.median(x[6] / (x[2] / 1e9) for x in xs):6.0f}'
+                faults = faults or f' {"":9s} {"":6s}'
+                machine = f' {statistics.median(x[7] for x in xs):13.2f}'
                 print(f'  {path:8s} {name:36s} {statistics.median(secs):8.3f} '
                       f'({min(secs):.3f}, {max(secs):.3f}){"":>5s} {mbps:7.0f} '
-                      f'{mbps / best:10.0%} {cpu_gb:8.2f}{server}{downloaded}{faults}')
+                      f'{mbps / best:10.0%} {cpu_gb:8.2f}{server}{downloaded}{faults}{machine}')
         if SCHED_ROWS:
             print("  threads' seconds over the epoch, medians: run / run queue / blocked")
             for row, runs in SCHED_ROWS.items():

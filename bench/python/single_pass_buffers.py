@@ -67,7 +67,7 @@ def main():
                     shutil.rmtree(cache)
                     if out.returncode != 0:
                         raise RuntimeError(out.stderr)
-                    n, seconds, cpu, _, faults = out.stdout.split()
+                    n, seconds, cpu, _, faults = out.stdout.splitlines()[0].split()
                     if int(n) != args.samples:
                         raise RuntimeError(f'{name}: read {n} samples')
                     big = [line for line in out.stderr.splitlines() if line.startswith('BIGALLOC')]
