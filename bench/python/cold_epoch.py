@@ -10,7 +10,7 @@ reference: the receive alone, no file written; HTTP/1.1 to one host:
     SLUICE_LIBRARY=build/bindings/c/libsluice.so PYTHONPATH=bindings/python \\
         /usr/bin/python3 bench/python/cold_epoch.py --workload B \\
         [--samples N] [--size BYTES] [--runs 3] [--curl-parallel 8,32] \\
-        [--fetch-concurrency N] [--library NAME=PATH[,PYTHONPATH] ...] [--s3rver] \\
+        [--fetch-concurrency N] [--library NAME=PATH[,PYTHONPATH] ...] [--s3rver] [--curl-files] \\
         [--single-pass [--single-pass-part-size 0,8388608]] [--perf DIR] [--sched]
 
 Workloads (MDS, 64 MiB uncompressed shards): A = 1 KiB samples, B = 256 KiB
@@ -35,6 +35,11 @@ with the load: on 2 cores it cannot exceed twice the epoch).
 opens at once; default: the engine's, 4 for MDS). The server shares the
 machine's cores with the reader (s3rver is one Node process; nginx runs
 one worker; the delaying proxy's row shows no server CPU).
+--curl-files adds, beside each curl reference, the same transfers written
+into files (curl's writes of 4-16 KiB into fresh page cache, deleted after each
+run as a cache folder is): the receive and the write a cached epoch must
+both pay, without the engine or a consumer; its ratio is to the best curl
+row (into /dev/null) as every row's is.
 --single-pass adds, per library, the rows of the single-pass mode
 (StreamingDataset(single_pass=True): shards received into memory, nothing
 cached), interleaved with the others; their bytes (for MB/s and CPU s/GB)
@@ -344,6 +349,8 @@ def main():
     ap.add_argument('--library', action='append', default=[],
                     help='NAME=PATH[,PYTHONPATH] of a libsluice.so (and its package) to run '
                     '(default: $SLUICE_LIBRARY)')
+    ap.add_argument('--curl-files', action='store_true',
+                    help='also each curl reference writing the shards into files (the page cache)')
     ap.add_argument('--no-proxy', action='store_true', help='loopback only')
     ap.add_argument('--s3rver', action='store_true',
                     help='from a loopback s3rver instead of nginx (no proxy)')
@@ -394,10 +401,11 @@ def main():
             for _ in range(args.runs):
                 for path in paths:
                     for k in parallels:
-                        rows.setdefault((path.name, f'curl > null, {k} parallel'), []).append(
-                            path.measured(lambda: curl_epoch(
-                                [f'{path.url}/{n}' for n in shards], k, work, path.curl_args,
-                                discard=True)))
+                        for into in ('null', 'files') if args.curl_files else ('null',):
+                            rows.setdefault((path.name, f'curl > {into}, {k} parallel'), []).append(
+                                path.measured(lambda: curl_epoch(
+                                    [f'{path.url}/{n}' for n in shards], k, work, path.curl_args,
+                                    discard=into == 'null')))
                     for name, lib in libraries:
                         for order, shuffle in (('in order', False), ('shuffled', True)):
                             for mode, single, part_size in modes:
