@@ -22,11 +22,21 @@
 // footers, guesses (LoadStreamIndex). Right, the bytes past the group's
 // end in its last guessed part (up to one part) are wasted.
 //
+// Fork: a DataLoader's parent opens the dataset (and starts the reads) and
+// its forked workers read. A child that takes the guess asks the parent
+// for it through an anonymous MAP_SHARED mapping made before any fork: the
+// parent's publisher thread, once the reads have ended and when no piece
+// of the parent's took them, copies the bytes there, and the child copies
+// them into its own buffer (a 16 MiB copy in each, against a second GET of
+// them). A child stops waiting when the parent publishes nothing (its own
+// piece took them, a read failed), or when the parent process is gone:
+// then it reads the piece itself.
+//
 // Thread safety: one caller at a time; each span is read on a thread of
 // its own (as a piece's parts go, each on a connection of its own), which
-// the destructor stops and joins. In a forked child the thread
-// is the parent's: Take gives nothing there, and the destructor leaves the
-// handle alone.
+// the destructor stops and joins, as it does the publisher. In a forked
+// child the threads are the parent's: the destructor leaves their handles
+// alone.
 #pragma once
 
 #include <condition_variable>
@@ -76,8 +86,10 @@ class GuessedPieceHead {
   // piece of `needed` bytes: the caller may write past the guessed spans'
   // bytes while the read goes on, and reads none of them before Wait.
   // Null when the buffer's room is under `needed` or could not be had
-  // (nothing was read then), in a forked child, or once taken.
-  char* Take(uint64_t needed);
+  // (nothing was read then), or once taken. In a forked child: a buffer of
+  // its own holding the parent's bytes, once the parent has published them
+  // (waited for; a stop on `stop` ends the wait), else null.
+  char* Take(uint64_t needed, std::stop_token stop = {});
   // For the taker: span i's answer once its first needed[i] bytes have
   // come (its read is then stopped: the rest of the guessed span is not
   // waited for, nor taken off the wire), or its read has ended without
@@ -103,7 +115,10 @@ class GuessedPieceHead {
     std::thread thread;
   };
   class Progress;  // a span's IntoProgress (guessed_piece_head.cc)
+  struct Shared;    // the bytes as forked children see them (guessed_piece_head.cc)
   void ReadSpan(size_t i, char* into);  // a span's thread's body
+  void Publish();                       // the publisher thread's body
+  char* TakeFromParent(uint64_t needed, std::stop_token stop);
 
   RemoteSource& remote_;
   const std::string key_, file_;
@@ -114,7 +129,11 @@ class GuessedPieceHead {
   std::mutex mu_;
   std::condition_variable_any cv_;
   bool taken_ = false;
+  Shared* shared_ = nullptr;  // null when the mapping could not be made
+  size_t shared_bytes_ = 0;
+  std::vector<uint64_t> from_parent_;  // a child's: each span's bytes the parent published
   std::vector<std::unique_ptr<SpanRead>> reads_;  // last: their threads use the rest
+  std::thread publisher_;
 };
 
 // How many of `piece`'s first spans (a row group's piece in its read

@@ -474,7 +474,7 @@ Result<ShardBytes> StreamShards::ReadPiece(const ShardEntry& entry,
   // and only the spans past it are asked for here.
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<GuessedPieceHead> guess = GuessedPieceOf(p.file, listed, spans);
-  char* room = guess ? guess->Take(p.length + tail.size()) : nullptr;
+  char* room = guess ? guess->Take(p.length + tail.size(), stop) : nullptr;
   const size_t guessed = room ? GuessedSpansServing(guess->spans(), spans) : 0;
   ShardBytes piece;
   if (room == nullptr) {
