@@ -2152,3 +2152,31 @@ TEST(ParquetStreamMultiProcess, S3rverColdFolderReadsItsFirstGroupBesideTheFoote
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// A cold folder whose second file's footer is bad, read in order (its first
+// file's head guessed beside the footers): the open fails with the footer's
+// own error, exactly as without the guess.
+TEST(ParquetStream, AGuessedHeadLeavesABadFootersErrorAsItWas) {
+  ScratchDir remote;
+  fs::copy_file(kFixture, fs::path(remote.path()) / "a.parquet");
+  fs::copy_file(std::string(SLUICE_TEST_DATA_DIR) + "/parquet/bad_magic_tail.parquet",
+                fs::path(remote.path()) / "b.parquet");
+  for (const bool guess : {true, false}) {
+    ScratchDir cache;
+    DatasetOptions o = ParquetOptions(cache.path(), remote.path());
+    o.peek_first_sample = true;
+    o.guess_first_shard = guess;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_FALSE(ds.ok());
+    EXPECT_EQ(ds.status().ToString(),
+              "corrupt: stream 0 (" + cache.path() +
+                  "): b.parquet: not a Parquet file: it ends in \"50415230\" (hex), not \"PAR1\"")
+        << guess;
+  }
+}
+
+}  // namespace
+}  // namespace sluice
