@@ -10,6 +10,9 @@ the dataset's construction, beside the construction's end and the first row.
         /usr/bin/python3 bench/python/parquet_first_row_timeline.py \\
         --work /tmp/pq-bench --prefix pq-text-x5 [--runs 3]
 
+With --direct, the requests are logged through the same proxy holding
+nothing back (no delay, no rate limit): the timeline of s3rver itself.
+
 With --pass, the whole pass is read and the requests in flight are printed
 every 50 ms (how many row groups download at once).
 
@@ -87,13 +90,14 @@ def child_code(whole):
     return CHILD.replace('if WHOLE:', 'if True:' if whole else 'if False:')
 
 
-def timeline(work, prefix, runs, whole=False):
+def timeline(work, prefix, runs, whole=False, direct=False):
     import resume_bench
     delay_proxy.Connection = LoggedConnection
     server = resume_bench.S3rver(os.path.join(work, 's3rver'))
     try:
         env = dict(resume_bench.s3_env(server.endpoint),
-                   S3_ENDPOINT_URL=delay_proxy.start_in_thread(server.port))
+                   S3_ENDPOINT_URL=delay_proxy.start_in_thread(
+                       server.port, *((0.0, 1e15) if direct else ())))
         for r in range(runs):
             LoggedConnection.log.clear()
             cache = tempfile.mkdtemp(prefix='first-row-')
@@ -133,6 +137,8 @@ def main():
     ap.add_argument('--pass', dest='whole', action='store_true',
                     help='read the whole pass, not only its first row, and print the requests '
                          'in flight every 50 ms')
+    ap.add_argument('--direct', action='store_true',
+                    help='no delay and no rate limit: s3rver itself, its requests logged')
     args = ap.parse_args()
     if args.local:
         out = subprocess.run([sys.executable, '-c', child_code(args.whole), args.local], check=True,
@@ -142,7 +148,7 @@ def main():
         return
     if not args.work:
         ap.error('--work or --local')
-    timeline(os.path.abspath(args.work), args.prefix, args.runs, args.whole)
+    timeline(os.path.abspath(args.work), args.prefix, args.runs, args.whole, args.direct)
 
 
 if __name__ == '__main__':

@@ -736,7 +736,10 @@ typedef struct sluice_stream sluice_stream;
  *    it waits for the shard), "guess_first_shard" (true: reads a
  *    cold unshuffled stream's first shard head, shard.00000.mds, beside
  *    its index.json, so that an in-order first sample costs one round
- *    trip; processes forked from the opener take those bytes too), "pass_window_ids" (1048576: a pass whose
+ *    trip; processes forked from the opener take those bytes too; a
+ *    cold Parquet folder's first file's head, its first two parts from
+ *    byte 4, beside its footers, at most 16 MiB, for row group 0; forked
+ *    processes take those bytes too), "pass_window_ids" (1048576: a pass whose
  *    worker plan has more ids is planned and read that many ids at a
  *    time, holding a few windows rather than the epoch's plan),
  *    "skip_corrupt_shards" (false),

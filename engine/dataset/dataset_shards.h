@@ -90,6 +90,11 @@ class DatasetShards {
   void KeepGuessedHead(size_t s, std::unique_ptr<GuessedHead> guessed) {
     if (s < streams_.size()) streams_[s]->KeepGuessedHead(std::move(guessed));
   }
+  // Stream `s`'s guessed first Parquet file's head
+  // (StreamShards::KeepGuessedPieceHead).
+  void KeepGuessedPieceHead(size_t s, std::unique_ptr<GuessedPieceHead> guessed) {
+    if (s < streams_.size()) streams_[s]->KeepGuessedPieceHead(std::move(guessed));
+  }
   // The peek of global shard `g` is over (StreamShards::PeekDone).
   void PeekDone(size_t g);
 

@@ -430,11 +430,23 @@ Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileData
 Result<ShardTable> LoadParquetStreamTable(const StreamOptions& stream,
                                           const FileDatasetOptions& options, RemoteSource* remote,
                                           std::chrono::milliseconds wait_timeout,
-                                          bool* found_files, Env* env) {
+                                          bool* found_files, Env* env,
+                                          std::unique_ptr<GuessedPieceHead>* guess) {
+  if (guess) guess->reset();
   std::string source, fingerprint;
   SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
                           ParquetFiles(stream, options, remote, wait_timeout, found_files, &source,
                                        env, &fingerprint));
+  // The first row group's head beside the footers: only where they are
+  // read from the remote (a round trip to overlap) and every column is
+  // (the first chunk is then the file's first bytes).
+  if (guess && remote && !files.empty() && files.front().size && options.columns.empty() &&
+      !FileExists(ParquetFooterStorePath(JoinPath(StreamRoot(stream), cache_layout::kStateDir)),
+                  env)) {
+    const ListedFile& first = files.front();
+    *guess = std::make_unique<GuessedPieceHead>(*remote, RemoteKey(stream, first.path), first.path,
+                                                ObjectVersion(first.etag, *first.size));
+  }
   if (!remote) {
     SLUICE_ASSIGN_OR_RETURN(Index index, LocalIndex(stream, files, options.columns, env));
     return ShardTable::FromIndex(index);

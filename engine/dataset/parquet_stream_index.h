@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "base/env.h"
 #include "base/status.h"
 #include "engine/dataset/dataset_config.h"
+#include "engine/dataset/guessed_piece_head.h"
 #include "engine/dataset/remote_source.h"
 #include "formats/index/index.h"
 #include "formats/index/shard_table.h"
@@ -78,9 +80,15 @@ Result<Index> LoadParquetStreamIndex(const StreamOptions& stream, const FileData
 // index, byte for byte, and the same errors), made without an entry a
 // shard where the stream has a remote: each file's pieces, decoded on
 // several threads, are added to the table in file order.
+// `guess` (may be null): where this process is about to read the footers
+// from the remote (the node has no footer store) and the stream reads all
+// columns, the head of the listing's first file is read beside them into
+// *guess (GuessedPieceHead: the caller keeps it, and `remote`, for the
+// first row's piece); else *guess is left null.
 Result<ShardTable> LoadParquetStreamTable(const StreamOptions& stream,
                                           const FileDatasetOptions& options, RemoteSource* remote,
                                           std::chrono::milliseconds wait_timeout,
-                                          bool* found_files = nullptr, Env* env = Env::Default());
+                                          bool* found_files = nullptr, Env* env = Env::Default(),
+                                          std::unique_ptr<GuessedPieceHead>* guess = nullptr);
 
 }  // namespace sluice

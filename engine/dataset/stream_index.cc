@@ -335,13 +335,14 @@ IndexSource SourceOf(const StreamOptions& stream) {
 // (ParquetFoundBefore).
 Result<ShardTable> ParquetUnlessNone(const StreamOptions& stream, RemoteSource* remote,
                                      std::chrono::milliseconds wait_timeout,
-                                     const Status& missing, Env* env) {
+                                     const Status& missing, Env* env,
+                                     std::unique_ptr<GuessedPieceHead>* piece_guess) {
   bool found = true;
   const FileDatasetOptions options;
   auto table = ListedTable(stream, true, options, remote, /*binary_from=*/0, wait_timeout, env,
                            [&]() -> Result<ShardTable> {
                              return LoadParquetStreamTable(stream, options, remote, wait_timeout,
-                                                           &found, env);
+                                                           &found, env, piece_guess);
                            });
   if (!found) return missing;
   return table;
@@ -361,9 +362,11 @@ std::optional<ShardTable> ParquetFoundBefore(const StreamOptions& stream, Env* e
 Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
                                    std::chrono::milliseconds wait_timeout,
                                    uint64_t* index_json_bytes, uint64_t binary_index_from_bytes,
-                                   Env* env, std::unique_ptr<GuessedHead>* guess) {
+                                   Env* env, std::unique_ptr<GuessedHead>* guess,
+                                   std::unique_ptr<GuessedPieceHead>* piece_guess) {
   if (index_json_bytes) *index_json_bytes = 0;
   if (guess) guess->reset();
+  if (piece_guess) piece_guess->reset();
   // The one place that asks where a stream's index comes from. A stream
   // that names no source has an index.json; where there is none, its
   // Parquet files (the first process of a node to look asks the remote for
@@ -381,7 +384,7 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
       return ListedTable(stream, true, *stream.parquet, remote, binary_index_from_bytes, wait_timeout, env,
                          [&]() -> Result<ShardTable> {
                            return LoadParquetStreamTable(stream, *stream.parquet, remote,
-                                                         wait_timeout, nullptr, env);
+                                                         wait_timeout, nullptr, env, piece_guess);
                          });
     case IndexSource::kIndexJson:
       break;
@@ -395,7 +398,7 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
                                             "No `remote` provided, but local file " + path +
                                                 " does not exist either",
                                             StatusCode::kNotFound);
-      return ParquetUnlessNone(stream, nullptr, wait_timeout, missing, env);
+      return ParquetUnlessNone(stream, nullptr, wait_timeout, missing, env, nullptr);
     }
     return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout, env);
   }
@@ -431,7 +434,7 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
       nullptr, env);
   // Only the download of index.json can be missing an object.
   if (made.code() == StatusCode::kNotFound) {
-    return ParquetUnlessNone(stream, remote, wait_timeout, made, env);
+    return ParquetUnlessNone(stream, remote, wait_timeout, made, env, piece_guess);
   }
   SLUICE_RETURN_IF_ERROR(made);
   return ReadIndex(root, index_json_bytes, binary_index_from_bytes, wait_timeout, env);

@@ -42,6 +42,7 @@
 
 #include "base/status.h"
 #include "engine/dataset/dataset_config.h"
+#include "engine/dataset/guessed_piece_head.h"
 #include "engine/dataset/remote_source.h"
 #include "engine/dataset/sample_peek.h"
 #include "formats/index/index.h"
@@ -67,12 +68,18 @@ std::string RemoteKey(const StreamOptions& stream, const std::string& basename);
 // shard by Mosaic's name is read beside it into *guess (GuessedHead: the
 // caller keeps it, and `remote`, for the first sample's peek); else *guess
 // is left null.
+// `piece_guess` (may be null): when the index is built from Parquet
+// footers this process reads from the remote (a cold node), the head of
+// the first listed file is read beside them into *piece_guess
+// (LoadParquetStreamTable's `guess`: the caller keeps it, and `remote`,
+// for the first row's piece); else *piece_guess is left null.
 Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* remote,
                                    std::chrono::milliseconds wait_timeout,
                                    uint64_t* index_json_bytes = nullptr,
                                    uint64_t binary_index_from_bytes = UINT64_MAX,
                                    Env* env = Env::Default(),
-                                   std::unique_ptr<GuessedHead>* guess = nullptr);
+                                   std::unique_ptr<GuessedHead>* guess = nullptr,
+                                   std::unique_ptr<GuessedPieceHead>* piece_guess = nullptr);
 
 // Called each time a remote raw-file or Parquet stream's table is built
 // rather than mapped (tests: counting builds). Not thread-safe; set before

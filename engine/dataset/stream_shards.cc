@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <future>
+#include <iterator>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -208,6 +209,12 @@ Result<PeekedSample> StreamShards::PeekSample(size_t shard, uint32_t i, std::sto
 
 void StreamShards::PeekDone(size_t shard) {
   if (shard >= index_->size()) return;
+  // A guessed head no piece's read took by now is not the first row's.
+  std::unique_ptr<GuessedPieceHead> unused;
+  {
+    std::lock_guard<std::mutex> lock(guessed_mu_);
+    unused = std::move(guessed_piece_);
+  }
   // The peek's fetch of a piece has ended by now (the shard it fetched was
   // opened): joined here rather than at the next peek.
   std::future<void> fetch;
@@ -462,13 +469,34 @@ Result<ShardBytes> StreamShards::ReadPiece(const ShardEntry& entry,
   // the parts are received into it in place, never copied from their own
   // answers into a whole (that copy, its pages faulted fresh, was most of
   // a cold first row's wait after its row group's last byte: perf,
-  // BENCHMARKS.md "row35s").
-  SLUICE_ASSIGN_OR_RETURN(ShardBytes piece, ShardBytes::Allocate(p.length + tail.size(), group));
+  // BENCHMARKS.md "row35s"). The first spans may be a guessed head's,
+  // read beside the footers: then the piece is received into its buffer,
+  // and only the spans past it are asked for here.
   const auto start = std::chrono::steady_clock::now();
-  std::vector<Result<uint64_t>> got =
-      remote_->GetRangesOnlyOfVersionInto(key, spans, listed, piece.Room(), stop);
+  std::unique_ptr<GuessedPieceHead> guess = GuessedPieceOf(p.file, listed, spans);
+  char* room = guess ? guess->Take(p.length + tail.size(), stop) : nullptr;
+  const size_t guessed = room ? GuessedSpansServing(guess->spans(), spans) : 0;
+  ShardBytes piece;
+  if (room == nullptr) {
+    guess.reset();
+    SLUICE_ASSIGN_OR_RETURN(piece, ShardBytes::Allocate(p.length + tail.size(), group));
+    room = piece.Room();
+  }
+  uint64_t rest_at = 0;  // where the spans past the guessed ones land
+  for (size_t i = 0; i < guessed; ++i) rest_at += spans[i].length;
+  const std::vector<DataSpan> rest(spans.begin() + static_cast<std::ptrdiff_t>(guessed), spans.end());
+  std::vector<Result<uint64_t>> got;
+  if (!rest.empty()) got = remote_->GetRangesOnlyOfVersionInto(key, rest, listed, room + rest_at, stop);
+  if (guess) {
+    std::vector<uint64_t> needed;
+    for (size_t i = 0; i < guessed; ++i) needed.push_back(spans[i].length);
+    std::vector<Result<uint64_t>> head = guess->Wait(needed, stop);
+    piece = guess->Release();
+    got.insert(got.begin(), std::make_move_iterator(head.begin()),
+               std::make_move_iterator(head.end()));
+  }
   const auto took = std::chrono::steady_clock::now() - start;
-  char* at = piece.Room();
+  char* at = room;
   for (size_t k = 0; k < reads.size(); ++k) {
     const parquet::ByteRange& r = reads[k];
     const std::string where = group + ", bytes [" + std::to_string(r.offset) + ", " +
@@ -504,6 +532,20 @@ Result<ShardBytes> StreamShards::ReadPiece(const ShardEntry& entry,
   std::memcpy(at, tail.data(), tail.size());
   piece.Received(p.length + tail.size());
   return piece;
+}
+
+std::unique_ptr<GuessedPieceHead> StreamShards::GuessedPieceOf(const std::string& file,
+                                                               const ObjectVersion& listed,
+                                                               const std::vector<DataSpan>& spans) {
+  std::lock_guard<std::mutex> lock(guessed_mu_);
+  // Another piece (a prefetch's beside the first row's) leaves it be.
+  if (!guessed_piece_ || guessed_piece_->file() != file ||
+      guessed_piece_->version().etag != listed.etag ||
+      guessed_piece_->version().size != listed.size ||
+      GuessedSpansServing(guessed_piece_->spans(), spans) == 0) {
+    return nullptr;
+  }
+  return std::move(guessed_piece_);
 }
 
 Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_path,

@@ -70,6 +70,7 @@
 #include "base/status.h"
 #include "engine/cache/shard_cache.h"
 #include "engine/dataset/dataset_config.h"
+#include "engine/dataset/guessed_piece_head.h"
 #include "engine/dataset/opened_shard.h"
 #include "engine/dataset/parquet_footer_store.h"
 #include "engine/dataset/remote_source.h"
@@ -164,6 +165,15 @@ class StreamShards {
   // shard's and agrees with it); later ones read as ever. Call before the
   // first PeekSample.
   void KeepGuessedHead(std::unique_ptr<GuessedHead> guessed) { guessed_ = std::move(guessed); }
+  // The head of the stream's first Parquet file read on a guess beside its
+  // footers (LoadStreamIndex's `piece_guess`): the first read of a piece
+  // whose first spans it holds (GuessedSpansServing) receives the piece
+  // into its buffer and reads only the rest; dropped (its read stopped) at
+  // the end of the first peek, or with the stream, when none did.
+  void KeepGuessedPieceHead(std::unique_ptr<GuessedPieceHead> guessed) {
+    std::lock_guard<std::mutex> lock(guessed_mu_);
+    guessed_piece_ = std::move(guessed);
+  }
   // The peek of shard `shard` is over (its shard was checked, or failed):
   // a piece the peek read and no fetch took (another process cached the
   // row group meanwhile) is dropped, not held for the stream's life.
@@ -257,6 +267,12 @@ class StreamShards {
   // tail), in memory; `stop` ends a read in flight (kCancelled).
   Result<ShardBytes> ReadPiece(const ShardEntry& entry, std::chrono::nanoseconds* download,
                                std::stop_token stop);
+  // The guessed head of the stream's first Parquet file, moved out, when
+  // its spans begin the piece of `file` (of the `listed` version) read in
+  // `spans`; else null (kept for another piece).
+  std::unique_ptr<GuessedPieceHead> GuessedPieceOf(const std::string& file,
+                                                   const ObjectVersion& listed,
+                                                   const std::vector<DataSpan>& spans);
   // Row `i` of shard `shard`, the piece `entry`, for the first row's peek
   // (PeekSample): the peek fetches the piece into the cache itself (in
   // peek_fetch_, holding the cache's download claim) and decodes the row
@@ -380,6 +396,7 @@ class StreamShards {
   // its read uses.
   std::mutex guessed_mu_;
   std::unique_ptr<GuessedHead> guessed_;
+  std::unique_ptr<GuessedPieceHead> guessed_piece_;  // KeepGuessedPieceHead's
 };
 
 }  // namespace sluice

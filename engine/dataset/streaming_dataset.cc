@@ -81,9 +81,11 @@ Status StreamingDataset::AddStream(size_t s, StreamsInOpening* opening) {
   if (!remote.ok()) return remote.status().WithContext(where);
   uint64_t index_json_bytes = 0;
   std::unique_ptr<GuessedHead> guessed;
+  std::unique_ptr<GuessedPieceHead> guessed_piece;
+  const bool guesses = GuessesFirstShard(s);
   auto index = LoadStreamIndex(stream, remote->get(), options_.wait_timeout, &index_json_bytes,
                                options_.binary_index_from_bytes, options_.env,
-                               GuessesFirstShard(s) ? &guessed : nullptr);
+                               guesses ? &guessed : nullptr, guesses ? &guessed_piece : nullptr);
   if (!index.ok()) return planner::WithContextUnlessMosaic(index.status(), where);
   // Another first shard, or one the peek cannot read: the guess is dropped
   // now (its read stopped), not held for the dataset's life.
@@ -91,7 +93,12 @@ Status StreamingDataset::AddStream(size_t s, StreamsInOpening* opening) {
                   !SamplePeekable(index->entry(0)))) {
     guessed.reset();
   }
+  if (guessed_piece && (index->empty() || !index->entry(0).piece ||
+                        index->entry(0).piece->file != guessed_piece->file())) {
+    guessed_piece.reset();
+  }
   guessed_heads_.push_back(std::move(guessed));
+  guessed_pieces_.push_back(std::move(guessed_piece));
   SLUICE_RETURN_IF_ERROR(AddStreamShards(s, *index, where, opening));
   index_fingerprints_.push_back(IndexFingerprint(*index));
   indexes_.push_back(std::make_shared<const ShardTable>(std::move(*index)));
@@ -352,6 +359,9 @@ Status StreamingDataset::EnsureProcess() {
   shards_ = std::move(*shards);
   for (size_t s = 0; s < guessed_heads_.size(); ++s) {
     if (guessed_heads_[s]) shards_->KeepGuessedHead(s, std::move(guessed_heads_[s]));
+  }
+  for (size_t s = 0; s < guessed_pieces_.size(); ++s) {
+    if (guessed_pieces_[s]) shards_->KeepGuessedPieceHead(s, std::move(guessed_pieces_[s]));
   }
   pid_ = me;
   return Status::Ok();

@@ -301,7 +301,8 @@ class StreamingDataset {
   // (AddStreamShards); errors name the stream.
   Status AddStream(size_t s, StreamsInOpening* opening);
   // Whether stream `s`'s first shard is guessed beside its index
-  // (LoadStreamIndex's `guess`): where this process's first sample is
+  // (LoadStreamIndex's `guess`; a Parquet stream's first file's head
+  // beside its footers: `piece_guess`): where this process's first sample is
   // likely the head of that shard, read by the peek: stream 0 of an
   // unshuffled dataset, global rank 0, the peek and guess_first_shard on.
   // A shuffled first
@@ -375,6 +376,10 @@ class StreamingDataset {
   // (LoadStreamIndex's `guess`; null when not), until the shards are opened
   // and keep it. After remotes_, whose sources their reads use.
   std::vector<std::unique_ptr<GuessedHead>> guessed_heads_;
+  // Per stream: its first Parquet file's head read on a guess beside its
+  // footers (LoadStreamIndex's `piece_guess`; null when not), until the
+  // shards are opened and keep it. After remotes_, as guessed_heads_.
+  std::vector<std::unique_ptr<GuessedPieceHead>> guessed_pieces_;
   std::vector<size_t> stream_first_shard_;  // + total at the end
   // Global sample id -> global shard; shared with the iteration cursor.
   std::shared_ptr<const SampleLocator> locator_ = std::make_shared<SampleLocator>();

@@ -22,6 +22,7 @@
 #include "engine/dataset/parquet_stream_index.h"
 #include "formats/codec/hashes.h"
 #include "engine/dataset/resume_state.h"
+#include "engine/dataset/sample_peek.h"
 #include "engine/dataset/stream_index.h"
 #include "engine/dataset/stream_shards.h"
 #include "engine/dataset/remote_source.h"
@@ -29,6 +30,7 @@
 #include "engine/dataset/streaming_dataset.h"
 #include "formats/index/index.h"
 #include "formats/mds/mds_writer.h"
+#include "formats/parquet/chunk_reads.h"
 #include "formats/parquet/footer.h"
 #include "formats/parquet/parquet_index.h"
 #include "formats/parquet/parquet_shard_reader.h"
@@ -2066,6 +2068,127 @@ TEST(ParquetStreamMultiProcess, S3rverColdPeekDecodesOnePageAColumnTheShardsOpen
   for (size_t c = 0; c < columns; ++c) {
     EXPECT_EQ(row.fields[c].data() == nullptr, peeked->fields[c].data() == nullptr) << c;
     EXPECT_EQ(row.fields[c], peeked->fields[c]) << c;
+  }
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// A cold Parquet folder found by the probe (no "parquet" option), read in
+// order by rank 0 with the peek on: the head of the first listed file is
+// read beside the footers (GuessedPieceHead), and row group 0's piece is
+// that read's: on the wire, a.parquet's requests are its footer's, the
+// guessed head's ([4, its end): a file under a part) and row groups 1-8's,
+// never row group 0's own; the guess goes after the listing and before
+// any row group's GET. The rows are the folder's, exact, in order. With
+// guess_first_shard off, row group 0 has its own GET and nothing is
+// guessed.
+TEST(ParquetStreamMultiProcess, S3rverColdFolderReadsItsFirstGroupBesideTheFooters) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  Twins t;
+  ProxiedS3rverTable s3;
+  ASSERT_NO_FATAL_FAILURE(s3.Start(t.parquet.path()));
+  const uint64_t size = fs::file_size(kFixture);
+  const parquet::FileFooter footer = FixtureFooter();
+  std::vector<size_t> fields;
+  for (size_t f = 0; f < footer.schema.fields.size(); ++f) fields.push_back(f);
+  auto group_get = [&](const std::string& file, size_t g) {
+    const std::vector<parquet::ByteRange> reads = parquet::ChunkReads(footer, g, fields);
+    EXPECT_EQ(reads.size(), 1u);
+    return "GET /bkt/table/" + file + " HTTP/1.1 bytes=" + std::to_string(reads[0].offset) + "-" +
+           std::to_string(reads[0].offset + reads[0].size - 1);
+  };
+  ASSERT_EQ(parquet::ChunkReads(footer, 0, fields).at(0).offset, 4u);
+  const std::string whole = "bytes=0-" + std::to_string(size - 1);
+
+  for (const bool guess : {true, false}) {
+    SCOPED_TRACE(guess ? "guessed" : "not guessed");
+    ScratchDir cache;
+    const size_t before = s3.proxy->RequestsWithRanges().size();
+    DatasetOptions o = ParquetOptions(cache.path(), "s3://bkt/table");
+    o.peek_first_sample = true;
+    o.guess_first_shard = guess;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_TRUE(ds.ok()) << ds.status().message();
+    std::vector<std::string> bytes;
+    std::vector<int64_t> ids = testing::ReadEpoch(**ds, 0, 0, 0, 1, 2, &bytes);
+    ASSERT_EQ(ids.size(), kRows);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ASSERT_EQ(ids[i], static_cast<int64_t>(i));
+      EXPECT_TRUE(bytes[i] == t.rows[i]) << i;
+    }
+    ds->reset();
+
+    std::vector<std::string> lines = s3.proxy->RequestsWithRanges();
+    lines.erase(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(before));
+    std::map<std::string, int> gets;
+    size_t listed = 0, guessed = lines.size(), first_group = lines.size();
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const std::string& l = lines[i];
+      if (l.rfind("GET /bkt?", 0) == 0) {
+        ++gets["(listing)"];
+        listed = i;
+        continue;
+      }
+      ++gets[l];
+      if (l == "GET /bkt/table/a.parquet HTTP/1.1 bytes=4-" + std::to_string(size - 1)) guessed = i;
+      if (l.find(".parquet") != std::string::npos && l.find(whole) == std::string::npos &&
+          i != guessed) {
+        first_group = std::min(first_group, i);
+      }
+    }
+    std::map<std::string, int> expected = {
+        {"(listing)", 2},
+        {"GET /bkt/table/index.json HTTP/1.1 bytes=0-8388607", 1},
+        {"GET /bkt/table/a.parquet HTTP/1.1 " + whole, 1},
+        {"GET /bkt/table/part%3Db/c.parquet HTTP/1.1 " + whole, 1}};
+    for (size_t g = guess ? 1 : 0; g < footer.chunk_ranges.size(); ++g) {
+      expected[group_get("a.parquet", g)] = 1;
+    }
+    for (size_t g = 0; g < footer.chunk_ranges.size(); ++g) {
+      expected[group_get("part%3Db/c.parquet", g)] = 1;
+    }
+    if (guess) {
+      // The MDS guess of the same probe, a 404, and the Parquet one.
+      expected["GET /bkt/table/shard.00000.mds HTTP/1.1 bytes=0-" +
+               std::to_string(GuessedHeadBytes() - 1)] = 1;
+      expected["GET /bkt/table/a.parquet HTTP/1.1 bytes=4-" + std::to_string(size - 1)] = 1;
+      EXPECT_LT(listed, guessed);
+      EXPECT_LT(guessed, first_group);
+    }
+    EXPECT_EQ(gets, expected);
+  }
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// A cold folder whose second file's footer is bad, read in order (its first
+// file's head guessed beside the footers): the open fails with the footer's
+// own error, exactly as without the guess.
+TEST(ParquetStream, AGuessedHeadLeavesABadFootersErrorAsItWas) {
+  ScratchDir remote;
+  fs::copy_file(kFixture, fs::path(remote.path()) / "a.parquet");
+  fs::copy_file(std::string(SLUICE_TEST_DATA_DIR) + "/parquet/bad_magic_tail.parquet",
+                fs::path(remote.path()) / "b.parquet");
+  for (const bool guess : {true, false}) {
+    ScratchDir cache;
+    DatasetOptions o = ParquetOptions(cache.path(), remote.path());
+    o.peek_first_sample = true;
+    o.guess_first_shard = guess;
+    auto ds = StreamingDataset::Open(o);
+    ASSERT_FALSE(ds.ok());
+    EXPECT_EQ(ds.status().ToString(),
+              "corrupt: stream 0 (" + cache.path() +
+                  "): b.parquet: not a Parquet file: it ends in \"50415230\" (hex), not \"PAR1\"")
+        << guess;
   }
 }
 

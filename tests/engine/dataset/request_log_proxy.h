@@ -27,6 +27,10 @@ class RequestLogProxy {
   int port() const { return process_.port(); }
   // The request lines logged so far, in arrival order.
   std::vector<std::string> Requests() const;
+  // Each request line once its headers have come, with its Range header's
+  // value ("GET /bkt/key HTTP/1.1 bytes=4-99"; "-" for none), in the order
+  // their headers ended.
+  std::vector<std::string> RequestsWithRanges() const;
 
  private:
   RequestLogProxy() = default;
