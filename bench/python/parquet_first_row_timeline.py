@@ -13,6 +13,9 @@ the dataset's construction, beside the construction's end and the first row.
 With --direct, the requests are logged through the same proxy holding
 nothing back (no delay, no rate limit): the timeline of s3rver itself.
 
+With --shuffle, the dataset is shuffled (shuffle=True, seed 17): its first
+row's group is known only once every footer is in.
+
 With --pass, the whole pass is read and the requests in flight are printed
 every 50 ms (how many row groups download at once).
 
@@ -40,7 +43,7 @@ import json, sys, time
 import sluice
 t0 = time.time()
 where = {"local": sys.argv[1]} if len(sys.argv) == 2 else {"remote": sys.argv[1], "local": sys.argv[2]}
-ds = sluice.StreamingDataset(batch_size=64, shuffle=False, shuffle_seed=17, **where)
+ds = sluice.StreamingDataset(batch_size=64, shuffle=SHUFFLE, shuffle_seed=17, **where)
 t1 = time.time()
 rows = iter(ds)
 next(rows)
@@ -86,11 +89,12 @@ def in_flight(log, start, end, step=0.05):
     return counts
 
 
-def child_code(whole):
-    return CHILD.replace('if WHOLE:', 'if True:' if whole else 'if False:')
+def child_code(whole, shuffle=False):
+    return (CHILD.replace('if WHOLE:', 'if True:' if whole else 'if False:')
+            .replace('shuffle=SHUFFLE', f'shuffle={shuffle}'))
 
 
-def timeline(work, prefix, runs, whole=False, direct=False):
+def timeline(work, prefix, runs, whole=False, direct=False, shuffle=False):
     import resume_bench
     delay_proxy.Connection = LoggedConnection
     server = resume_bench.S3rver(os.path.join(work, 's3rver'))
@@ -102,7 +106,7 @@ def timeline(work, prefix, runs, whole=False, direct=False):
             LoggedConnection.log.clear()
             cache = tempfile.mkdtemp(prefix='first-row-')
             try:
-                out = subprocess.run([sys.executable, '-c', child_code(whole),
+                out = subprocess.run([sys.executable, '-c', child_code(whole, shuffle),
                                       f's3://bench/{prefix}/', cache],
                                      env=env, capture_output=True, text=True, check=True)
             finally:
@@ -139,16 +143,19 @@ def main():
                          'in flight every 50 ms')
     ap.add_argument('--direct', action='store_true',
                     help='no delay and no rate limit: s3rver itself, its requests logged')
+    ap.add_argument('--shuffle', action='store_true',
+                    help="shuffled (Mosaic's py1e, seed 17): the first row waits for every footer")
     args = ap.parse_args()
     if args.local:
-        out = subprocess.run([sys.executable, '-c', child_code(args.whole), args.local], check=True,
-                             capture_output=True, text=True)
+        out = subprocess.run([sys.executable, '-c', child_code(args.whole, args.shuffle), args.local],
+                             check=True, capture_output=True, text=True)
         t = json.loads(out.stdout)
         print(f'construction {t["open"] - t["start"]:.3f} s, first row {t["first"] - t["start"]:.3f} s')
         return
     if not args.work:
         ap.error('--work or --local')
-    timeline(os.path.abspath(args.work), args.prefix, args.runs, args.whole, args.direct)
+    timeline(os.path.abspath(args.work), args.prefix, args.runs, args.whole, args.direct,
+             args.shuffle)
 
 
 if __name__ == '__main__':

@@ -356,17 +356,22 @@ constexpr size_t kTailWrite = size_t{1} << 20;
 // context switches once the readers decode (ParquetTailConsumer).
 constexpr size_t kWakeBatch = 32;
 // A reader claims up to kClaimBatch files in order at once (one lock and,
-// when it waits for room, one wake for them all); as many reads are in
-// flight as readers either way.
+// when it waits for room, one wake for them all), and no more than its
+// even share of the reads left: as many reads are in flight as readers.
+// Without the share, one reader claimed a folder of 8 files and read them
+// in series (8 round trips before a shuffled first row; issue 35).
 constexpr size_t kClaimBatch = 8;
 
 class TailQueue {
  public:
-  explicit TailQueue(size_t count) : count_(count), slots_(std::min(count, kTailWindow)) {}
+  TailQueue(size_t count, size_t readers)
+      : count_(count), readers_(std::max<size_t>(readers, 1)),
+        slots_(std::min(count, kTailWindow)) {}
 
   // The next reads to do, [first, first + n) in order (n at most
-  // kClaimBatch), or none once all are claimed, the writer stopped or a
-  // read failed. Waits while the window is full.
+  // kClaimBatch and the reads left over the readers, at least 1), or none
+  // once all are claimed, the writer stopped or a read failed. Waits while
+  // the window is full.
   struct Claimed {
     size_t first = 0, n = 0;
   };
@@ -377,8 +382,8 @@ class TailQueue {
                    [&] { return stop_ || claimed_ == count_ || claimed_ < taken_ + slots_.size(); });
     --claiming_;
     if (stop_ || claimed_ == count_) return std::nullopt;
-    const Claimed c{claimed_,
-                    std::min({kClaimBatch, count_ - claimed_, taken_ + slots_.size() - claimed_})};
+    const size_t share = std::max<size_t>(1, (count_ - claimed_) / readers_);
+    const Claimed c{claimed_, std::min({kClaimBatch, share, taken_ + slots_.size() - claimed_})};
     claimed_ += c.n;
     // The last claim: no Take need wake the other claimers one by one.
     if (claimed_ == count_ && claiming_ > 0) claim_cv_.notify_all();
@@ -455,7 +460,7 @@ class TailQueue {
 
   std::mutex mu_;
   std::condition_variable claim_cv_, take_cv_;
-  const size_t count_;
+  const size_t count_, readers_;
   size_t claimed_ = 0, taken_ = 0, claiming_ = 0;  // claiming_: threads waiting in Claim
   size_t waiting_ = kNone, wake_at_ = 0;           // the writer's wait (Take)
   bool stop_ = false;
@@ -512,7 +517,8 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     bool in_order = to_read.size() == files.size();
     for (size_t k = 0; k < order.size() && in_order; ++k) in_order = order[k] == k;
     ParquetTailConsumer* const answers = in_order ? consumer : nullptr;
-    TailQueue queue(to_read.size());
+    const size_t readers = std::min<size_t>(to_read.size(), kConcurrentFooterReads);
+    TailQueue queue(to_read.size(), readers);
     auto work = [&] {
       UninitializedBuffer room;  // the thread's, read into tail after tail
       std::unique_ptr<ParquetTailConsumer::Reader> reader;
@@ -552,7 +558,7 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
       }
     };
     std::vector<std::thread> threads;
-    for (size_t t = 0; t < std::min<size_t>(to_read.size(), kConcurrentFooterReads); ++t) {
+    for (size_t t = 0; t < readers; ++t) {
       threads.emplace_back(work);
     }
     auto write = [&]() -> Status {
