@@ -1,50 +1,19 @@
 #include "engine/dataset/guessed_piece_head.h"
 
-#include <linux/futex.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
-#include <climits>
 #include <cstring>
 #include <exception>
-#include <new>
 #include <utility>
 
 #include "base/exception_status.h"
+#include "engine/dataset/fork_shared_bytes.h"
 
 namespace sluice {
 
-// The guessed spans' bytes where processes forked from the owner see
-// them, in an anonymous MAP_SHARED mapping made before any fork: a child
-// raises `wanted` (a futex word) once; the owner's publisher answers by
-// setting `state` (a futex word) from kRunning once, after `got` and the
-// bytes that follow the struct are written. Shared futexes: not
-// FUTEX_PRIVATE.
-struct GuessedPieceHead::Shared {
-  static constexpr uint32_t kRunning = 0, kBytes = 1, kNone = 2;
-  static_assert(std::atomic<uint32_t>::is_always_lock_free);
-  std::atomic<uint32_t> state{kRunning};
-  std::atomic<uint32_t> wanted{0};
-  std::atomic<uint32_t> closing{0};  // the owner's: its publisher is to end
-  uint64_t got[kParts] = {};
-  char* bytes() { return reinterpret_cast<char*>(this + 1); }
-
-  static void Wake(std::atomic<uint32_t>& word) {
-    ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE, INT_MAX, nullptr,
-              nullptr, 0);
-  }
-  // Until `word` may have left `from`, or 20 ms (the caller's other reasons
-  // to stop are checked that often).
-  static void Wait(std::atomic<uint32_t>& word, uint32_t from) {
-    timespec most{0, 20 * 1000 * 1000};
-    ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT, from, &most, nullptr, 0);
-  }
-};
+// Each span's bytes are a piece of what forked children get.
+static_assert(GuessedPieceHead::kParts <= ForkSharedBytes::kMaxPieces);
 
 // A span's bytes as they land: what Wait waits for.
 class GuessedPieceHead::Progress final : public IntoProgress {
@@ -94,10 +63,7 @@ GuessedPieceHead::GuessedPieceHead(RemoteSource& remote, std::string key, std::s
   // Without the mapping a forked child reads for itself.
   uint64_t guessed = 0;
   for (const DataSpan& span : spans_) guessed += span.length;
-  shared_bytes_ = sizeof(Shared) + guessed;
-  void* mapped = ::mmap(nullptr, shared_bytes_, PROT_READ | PROT_WRITE,
-                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (mapped != MAP_FAILED) shared_ = new (mapped) Shared();
+  shared_ = ForkSharedBytes::Map(guessed);
   // All in place before any thread starts: each reads its own.
   for (size_t i = 0; i < spans_.size(); ++i) reads_.push_back(std::make_unique<SpanRead>());
   char* into = bytes_.Room();
@@ -115,7 +81,7 @@ GuessedPieceHead::GuessedPieceHead(RemoteSource& remote, std::string key, std::s
     try {
       publisher_ = std::thread([this] { Publish(); });
     } catch (...) {
-      shared_->state.store(Shared::kNone, std::memory_order_release);
+      shared_->PublishNothing();
     }
   }
 }
@@ -123,12 +89,8 @@ GuessedPieceHead::GuessedPieceHead(RemoteSource& remote, std::string key, std::s
 void GuessedPieceHead::Publish() {
   // Until a child wants the bytes, or this goes (the destructor then
   // tells the children).
-  while (shared_->wanted.load(std::memory_order_acquire) == 0) {
-    if (shared_->closing.load(std::memory_order_acquire) != 0) return;
-    Shared::Wait(shared_->wanted, 0);
-  }
-  if (shared_->closing.load(std::memory_order_acquire) != 0) return;
-  uint32_t outcome = Shared::kNone;
+  if (!shared_->AwaitWanted()) return;
+  bool published = false;
   {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] {
@@ -138,22 +100,18 @@ void GuessedPieceHead::Publish() {
     // past them), none are published.
     if (!taken_) {
       taken_ = true;
+      std::vector<std::string_view> pieces;
       const char* from = bytes_.Room();
-      char* to = shared_->bytes();
       for (size_t i = 0; i < reads_.size(); ++i) {
-        const uint64_t n = std::min(reads_[i]->received, spans_[i].length);
-        std::memcpy(to, from, n);
-        shared_->got[i] = n;
+        pieces.emplace_back(from, std::min(reads_[i]->received, spans_[i].length));
         from += spans_[i].length;
-        to += spans_[i].length;
       }
-      outcome = Shared::kBytes;
+      published = shared_->Publish(pieces);
     }
   }
-  shared_->state.store(outcome, std::memory_order_release);
-  Shared::Wake(shared_->state);
+  if (!published) shared_->PublishNothing();
   // Copied: this process's own buffer is not needed any more.
-  if (outcome == Shared::kBytes) {
+  if (published) {
     std::lock_guard<std::mutex> lock(mu_);
     bytes_ = ShardBytes();
   }
@@ -189,19 +147,11 @@ GuessedPieceHead::~GuessedPieceHead() {
     for (auto& read : reads_) {
       if (read->thread.joinable()) read->thread.join();
     }
-    if (shared_ != nullptr) {
-      shared_->closing.store(1, std::memory_order_release);
-      Shared::Wake(shared_->wanted);
-    }
+    if (shared_ != nullptr) shared_->StopAwaitingWanted();
     if (publisher_.joinable()) publisher_.join();
     // Children still waiting learn there is nothing to come.
-    if (shared_ != nullptr && shared_->state.load(std::memory_order_acquire) == Shared::kRunning) {
-      shared_->state.store(Shared::kNone, std::memory_order_release);
-      Shared::Wake(shared_->state);
-    }
+    if (shared_ != nullptr) shared_->PublishNothing();
   }
-  // This process's view only: the owner's and other children's stay.
-  if (shared_ != nullptr) ::munmap(shared_, shared_bytes_);
 }
 
 char* GuessedPieceHead::Take(uint64_t needed, std::stop_token stop) {
@@ -217,18 +167,9 @@ char* GuessedPieceHead::TakeFromParent(uint64_t needed, std::stop_token stop) {
   // parent's threads, which the child does not have.
   if (shared_ == nullptr || taken_ || spans_.empty()) return nullptr;
   taken_ = true;
-  const bool forked_by_owner = getppid() == pid_;
-  auto owner_gone = [&] {
-    return (forked_by_owner && getppid() != pid_) || (::kill(pid_, 0) != 0 && errno == ESRCH);
-  };
-  if (shared_->wanted.exchange(1, std::memory_order_acq_rel) == 0) Shared::Wake(shared_->wanted);
-  std::stop_callback wake(stop, [this] { Shared::Wake(shared_->state); });
-  uint32_t state;
-  while ((state = shared_->state.load(std::memory_order_acquire)) == Shared::kRunning) {
-    if (stop.stop_requested() || owner_gone()) return nullptr;
-    Shared::Wait(shared_->state, Shared::kRunning);
-  }
-  if (state != Shared::kBytes) return nullptr;
+  shared_->Want();
+  std::optional<std::vector<std::string_view>> pieces = shared_->Await(std::move(stop));
+  if (!pieces || pieces->size() != spans_.size()) return nullptr;
   // A buffer of this process's own: the one copied at the fork is the
   // parent's, partly written.
   new ShardBytes(std::move(bytes_));
@@ -236,12 +177,10 @@ char* GuessedPieceHead::TakeFromParent(uint64_t needed, std::stop_token stop) {
                                     file_ + " (the parent's guessed head)");
   if (!bytes.ok() || bytes->room() < needed) return nullptr;
   bytes_ = std::move(*bytes);
-  const char* from = shared_->bytes();
   char* to = bytes_.Room();
   for (size_t i = 0; i < spans_.size(); ++i) {
-    std::memcpy(to, from, shared_->got[i]);
-    from_parent_.push_back(shared_->got[i]);
-    from += spans_[i].length;
+    std::memcpy(to, (*pieces)[i].data(), (*pieces)[i].size());
+    from_parent_.push_back((*pieces)[i].size());
     to += spans_[i].length;
   }
   return bytes_.Room();

@@ -24,13 +24,13 @@
 //
 // Fork: a DataLoader's parent opens the dataset (and starts the reads) and
 // its forked workers read. A child that takes the guess asks the parent
-// for it through an anonymous MAP_SHARED mapping made before any fork: the
-// parent's publisher thread, once the reads have ended and when no piece
-// of the parent's took them, copies the bytes there, and the child copies
-// them into its own buffer (a 16 MiB copy in each, against a second GET of
-// them). A child stops waiting when the parent publishes nothing (its own
-// piece took them, a read failed), or when the parent process is gone:
-// then it reads the piece itself.
+// for it through an anonymous MAP_SHARED mapping made before any fork
+// (ForkSharedBytes): the parent's publisher thread, once the reads have
+// ended and when no piece of the parent's took them, copies the bytes
+// there, and the child copies them into its own buffer (a 16 MiB copy in
+// each, against a second GET of them). A child stops waiting when the
+// parent publishes nothing (its own piece took them, a read failed), or
+// when the parent process is gone: then it reads the piece itself.
 //
 // Thread safety: one caller at a time; each span is read on a thread of
 // its own (as a piece's parts go, each on a connection of its own), which
@@ -57,6 +57,8 @@
 #include "formats/dataset/format_descriptor.h"
 
 namespace sluice {
+
+class ForkSharedBytes;  // engine/dataset/fork_shared_bytes.h
 
 class GuessedPieceHead {
  public:
@@ -115,7 +117,6 @@ class GuessedPieceHead {
     std::thread thread;
   };
   class Progress;  // a span's IntoProgress (guessed_piece_head.cc)
-  struct Shared;    // the bytes as forked children see them (guessed_piece_head.cc)
   void ReadSpan(size_t i, char* into);  // a span's thread's body
   void Publish();                       // the publisher thread's body
   char* TakeFromParent(uint64_t needed, std::stop_token stop);
@@ -129,8 +130,9 @@ class GuessedPieceHead {
   std::mutex mu_;
   std::condition_variable_any cv_;
   bool taken_ = false;
-  Shared* shared_ = nullptr;  // null when the mapping could not be made
-  size_t shared_bytes_ = 0;
+  // The bytes as forked children see them; null when the mapping could
+  // not be made.
+  std::unique_ptr<ForkSharedBytes> shared_;
   std::vector<uint64_t> from_parent_;  // a child's: each span's bytes the parent published
   std::vector<std::unique_ptr<SpanRead>> reads_;  // last: their threads use the rest
   std::thread publisher_;

@@ -1,21 +1,14 @@
 #include "engine/dataset/sample_peek.h"
 
-#include <linux/futex.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
-#include <climits>
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <new>
 #include <utility>
 
+#include "engine/dataset/fork_shared_bytes.h"
 #include "formats/dataset/format_descriptor.h"
 #include "formats/index/index.h"
 #include "stores/http/http_client.h"
@@ -68,58 +61,16 @@ bool GuessAgrees(const ShardEntry& entry, const ObjectStated& stated) {
   return SamplePeekable(entry) && stated.size == entry.raw_data.bytes;
 }
 
-// The guess's outcome where processes forked from its owner see it, in an
-// anonymous MAP_SHARED mapping: `state` (a futex word, shared: not
-// FUTEX_PRIVATE) leaves kRunning once, after `size`, what the answer
-// stated and the bytes that follow the struct are written.
-struct GuessedHead::Shared {
-  static constexpr uint32_t kRunning = 0, kBytes = 1, kNone = 2;
-  static_assert(std::atomic<uint32_t>::is_always_lock_free);
-  std::atomic<uint32_t> state{kRunning};
-  uint64_t size = 0;
-  bool object_size_known = false;
-  uint64_t object_size = 0;
-  uint32_t etag_size = 0;
-  char etag[kMaxSharedEtag];
-  char* bytes() { return reinterpret_cast<char*>(this + 1); }
+namespace {
 
-  uint32_t* word() { return reinterpret_cast<uint32_t*>(&state); }
-  // The read's end: `n` bytes at `got` and what its answer stated, or
-  // nothing (`got` null).
-  void Publish(const char* got, uint64_t n, const ObjectStated& stated) {
-    uint32_t outcome = kNone;
-    if (got != nullptr && n <= GuessedHeadBytes() && stated.etag.size() <= kMaxSharedEtag) {
-      std::memcpy(bytes(), got, n);
-      size = n;
-      object_size_known = stated.size.has_value();
-      object_size = stated.size.value_or(0);
-      std::memcpy(etag, stated.etag.data(), stated.etag.size());
-      etag_size = static_cast<uint32_t>(stated.etag.size());
-      outcome = kBytes;
-    }
-    state.store(outcome, std::memory_order_release);
-    WakeAll();
-  }
-  // The published bytes, all arrived, as a Read of this process's own.
-  Read Copy(std::string what) {
-    Read read{std::make_shared<ArrivedBytes>(GuessedHeadBytes(), std::move(what)), ObjectStated{}};
-    std::shared_ptr<char[]> room(new char[std::max<uint64_t>(size, 1)]);
-    std::memcpy(room.get(), bytes(), size);
-    read.bytes->Attach(std::shared_ptr<const char>(room, room.get()));
-    read.bytes->Arrived(0, size);
-    read.bytes->Finish(Status::Ok());
-    if (object_size_known) read.stated.size = object_size;
-    read.stated.etag.assign(etag, etag_size);
-    return read;
-  }
-  void WakeAll() { ::syscall(SYS_futex, word(), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0); }
-  // Until `state` may have left kRunning, or 20 ms (the caller's other
-  // reasons to stop are checked that often).
-  void Wait() {
-    timespec most{0, 20 * 1000 * 1000};
-    ::syscall(SYS_futex, word(), FUTEX_WAIT, kRunning, &most, nullptr, 0);
-  }
+// What the read's answer stated, the first piece of the outcome published
+// to forked children (the ETag is the second, the bytes the third).
+struct SharedStated {
+  bool size_known = false;
+  uint64_t size = 0;
 };
+
+}  // namespace
 
 // The read's answer and bytes as the source tells them (on its loop's
 // thread): the answer's head wakes Take; a resumed answer of another ETag
@@ -151,10 +102,7 @@ class GuessedHead::Progress final : public IntoProgress {
 GuessedHead::GuessedHead(RemoteSource& remote, std::string key)
     : remote_(remote), key_(std::move(key)), pid_(getpid()) {
   // Without the mapping a forked child reads for itself, as a peek does.
-  shared_bytes_ = sizeof(Shared) + GuessedHeadBytes();
-  void* mapped = ::mmap(nullptr, shared_bytes_, PROT_READ | PROT_WRITE,
-                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (mapped != MAP_FAILED) shared_ = new (mapped) Shared();
+  shared_ = ForkSharedBytes::Map(sizeof(SharedStated) + kMaxSharedEtag + GuessedHeadBytes());
   arrived_ = std::make_shared<ArrivedBytes>(
       GuessedHeadBytes(), remote_.Describe() + "/" + key_ + " (the guessed head)");
   thread_ = std::thread([this] { ReadHead(); });
@@ -196,7 +144,15 @@ void GuessedHead::ReadHead() {
   if (status.ok()) arrived_->Arrived(0, got);
   arrived_->Finish(status);
   // Children see the whole read once it has ended.
-  if (shared_ != nullptr) shared_->Publish(status.ok() ? room.get() : nullptr, got, stated);
+  if (shared_ != nullptr) {
+    if (status.ok() && got <= GuessedHeadBytes() && stated.etag.size() <= kMaxSharedEtag) {
+      const SharedStated told{stated.size.has_value(), stated.size.value_or(0)};
+      shared_->Publish({std::string_view(reinterpret_cast<const char*>(&told), sizeof(told)),
+                        stated.etag, std::string_view(room.get(), got)});
+    } else {
+      shared_->PublishNothing();
+    }
+  }
   std::lock_guard<std::mutex> lock(mu_);
   done_ = true;
   answered_cv_.notify_all();
@@ -212,8 +168,6 @@ GuessedHead::~GuessedHead() {
     stop_.request_stop();
     thread_.join();
   }
-  // This process's view only: the owner's and other children's stay.
-  if (shared_ != nullptr) ::munmap(shared_, shared_bytes_);
 }
 
 std::optional<GuessedHead::Read> GuessedHead::Take(std::stop_token cancel) {
@@ -232,19 +186,24 @@ std::optional<GuessedHead::Read> GuessedHead::TakeFromParent(std::stop_token can
   // parent's thread, which the child does not have.
   if (shared_ == nullptr || taken_) return std::nullopt;
   taken_ = true;
-  const bool forked_by_owner = getppid() == pid_;
-  auto owner_gone = [&] {
-    return (forked_by_owner && getppid() != pid_) || (::kill(pid_, 0) != 0 && errno == ESRCH);
-  };
-  std::stop_callback wake(cancel, [this] { shared_->WakeAll(); });
-  for (;;) {
-    const uint32_t state = shared_->state.load(std::memory_order_acquire);
-    if (state == Shared::kBytes) {
-      return shared_->Copy(remote_.Describe() + "/" + key_ + " (the parent's guessed head)");
-    }
-    if (state != Shared::kRunning || cancel.stop_requested() || owner_gone()) return std::nullopt;
-    shared_->Wait();
+  std::optional<std::vector<std::string_view>> pieces = shared_->Await(std::move(cancel));
+  if (!pieces || pieces->size() != 3 || (*pieces)[0].size() != sizeof(SharedStated)) {
+    return std::nullopt;
   }
+  SharedStated told;
+  std::memcpy(&told, (*pieces)[0].data(), sizeof(told));
+  const std::string_view bytes = (*pieces)[2];
+  // The published bytes, all arrived, as a Read of this process's own.
+  const std::string what = remote_.Describe() + "/" + key_ + " (the parent's guessed head)";
+  Read read{std::make_shared<ArrivedBytes>(GuessedHeadBytes(), what), ObjectStated{}};
+  std::shared_ptr<char[]> room(new char[std::max<size_t>(bytes.size(), 1)]);
+  std::memcpy(room.get(), bytes.data(), bytes.size());
+  read.bytes->Attach(std::shared_ptr<const char>(room, room.get()));
+  read.bytes->Arrived(0, bytes.size());
+  read.bytes->Finish(Status::Ok());
+  if (told.size_known) read.stated.size = told.size;
+  read.stated.etag.assign((*pieces)[1]);
+  return read;
 }
 
 Result<PeekedSample> PeekSampleFromRemote(RemoteSource& remote, const std::string& key,

@@ -42,6 +42,8 @@
 
 namespace sluice {
 
+class ForkSharedBytes;  // engine/dataset/fork_shared_bytes.h
+
 // A sample larger than this is not peeked: its own transfer is most of a
 // shard's, and it would sit in memory beside the shard.
 inline constexpr uint64_t kMaxPeekedSampleBytes = uint64_t{16} << 20;
@@ -115,13 +117,14 @@ bool SamplePeekable(const ShardEntry& entry);
 // made of two; a resumed answer of another ETag fails the read.
 // Fork: a DataLoader's parent opens the dataset (and starts the read) and
 // its forked workers read; the outcome is also published in memory shared
-// with children forked after the read started (an anonymous MAP_SHARED
-// mapping), once the read has ended, so the worker whose first sample is
-// in the head takes the parent's bytes (waiting for the parent's read when
-// it is still in flight) instead of reading them again: the parent's
-// request is not one for nothing. A child stops waiting when `cancel`
-// asks, when the parent's read ends without bytes (stopped with the
-// parent's dataset, failed), or when the parent process is gone.
+// with children forked after the read started (ForkSharedBytes: an
+// anonymous MAP_SHARED mapping), once the read has ended, so the worker
+// whose first sample is in the head takes the parent's bytes (waiting for
+// the parent's read when it is still in flight) instead of reading them
+// again: the parent's request is not one for nothing. A child stops
+// waiting when `cancel` asks, when the parent's read ends without bytes
+// (stopped with the parent's dataset, failed), or when the parent process
+// is gone.
 // Thread safety: Take may be called from any one thread at a time; the
 // destructor must not run beside it. The Read it gives may be used on any
 // thread, and outlive this (its bytes are shared; the destructor stops the
@@ -160,7 +163,6 @@ class GuessedHead {
   std::optional<Read> Take(std::stop_token cancel = {});
 
  private:
-  struct Shared;    // the outcome as forked children see it (sample_peek.cc)
   class Progress;   // the read's IntoProgress (sample_peek.cc)
   std::optional<Read> TakeFromParent(std::stop_token cancel);
   void ReadHead();  // the thread's body
@@ -168,8 +170,9 @@ class GuessedHead {
   RemoteSource& remote_;
   const std::string key_;
   const pid_t pid_;
-  Shared* shared_ = nullptr;  // null when the mapping could not be made
-  size_t shared_bytes_ = 0;
+  // The outcome as forked children see it; null when the mapping could
+  // not be made.
+  std::unique_ptr<ForkSharedBytes> shared_;
   std::stop_source stop_;
   // The bytes as they arrive; made before the thread starts, finished by it.
   std::shared_ptr<ArrivedBytes> arrived_;

@@ -1,0 +1,154 @@
+// ForkSharedBytes: what forked children get of their owner's bytes, exact:
+// the pieces published before or after the fork (on a child's asking),
+// nothing, and nothing once they stop or the owner process is gone.
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/dataset/fork_shared_bytes.h"
+#include "tests/engine/dataset/multiprocess_util.h"
+
+namespace sluice {
+namespace {
+
+using ForkPieces = std::vector<std::string_view>;
+
+using testing::Fork;
+using testing::WaitExit;
+
+// What a child's Await got, as one exit code: 0 when it is `expected`
+// (nullopt: nothing), 1 when it is something else.
+int ForkSharedAwaitExit(ForkSharedBytes& shared, const std::optional<ForkPieces>& expected) {
+  const std::optional<ForkPieces> got = shared.Await();
+  return got == expected ? 0 : 1;
+}
+
+// A forked child that asks for the bytes, then checks what it got.
+pid_t ForkSharedAskingChild(ForkSharedBytes& shared, const std::optional<ForkPieces>& expected) {
+  return Fork([&] {
+    shared.Want();
+    return ForkSharedAwaitExit(shared, expected);
+  });
+}
+
+TEST(ForkSharedBytes, AChildGetsThePiecesPublishedBeforeItsForkExact) {
+  auto shared = ForkSharedBytes::Map(8);
+  ASSERT_NE(shared, nullptr);
+  EXPECT_TRUE(shared->Publish({"ab", "", "cdefg"}));
+  // Decided once: neither a second publish nor nothing changes it.
+  EXPECT_FALSE(shared->Publish({"x"}));
+  shared->PublishNothing();
+  const pid_t child =
+      Fork([&] { return ForkSharedAwaitExit(*shared, ForkPieces{"ab", "", "cdefg"}); });
+  ASSERT_GT(child, 0);
+  EXPECT_EQ(WaitExit(child), 0);
+}
+
+TEST(ForkSharedBytes, PiecesOverTheCapacityPublishNothing) {
+  auto shared = ForkSharedBytes::Map(4);
+  ASSERT_NE(shared, nullptr);
+  EXPECT_FALSE(shared->Publish({"abc", "de"}));
+  EXPECT_FALSE(shared->Publish({"abc"}));  // decided: nothing
+  const pid_t child = Fork([&] { return ForkSharedAwaitExit(*shared, std::nullopt); });
+  ASSERT_GT(child, 0);
+  EXPECT_EQ(WaitExit(child), 0);
+}
+
+TEST(ForkSharedBytes, NothingPublishedAfterTheForkEndsTheChildsWait) {
+  auto shared = ForkSharedBytes::Map(4);
+  ASSERT_NE(shared, nullptr);
+  const pid_t child = ForkSharedAskingChild(*shared, std::nullopt);
+  ASSERT_GT(child, 0);
+  ASSERT_TRUE(shared->AwaitWanted());
+  shared->PublishNothing();
+  EXPECT_FALSE(shared->Publish({"ab"}));
+  EXPECT_EQ(WaitExit(child), 0);
+}
+
+// The owner publishes only once the child has asked (AwaitWanted returns
+// only then): the child waited for bytes published after its fork.
+TEST(ForkSharedBytes, AChildThatAsksWaitsForTheBytesPublishedAfterItsFork) {
+  auto shared = ForkSharedBytes::Map(6);
+  ASSERT_NE(shared, nullptr);
+  const pid_t child = ForkSharedAskingChild(*shared, ForkPieces{"head", "xy"});
+  ASSERT_GT(child, 0);
+  ASSERT_TRUE(shared->AwaitWanted());
+  EXPECT_TRUE(shared->Publish({"head", "xy"}));
+  EXPECT_EQ(WaitExit(child), 0);
+}
+
+TEST(ForkSharedBytes, StopAwaitingWantedEndsTheOwnersWaitWithoutAChild) {
+  auto shared = ForkSharedBytes::Map(1);
+  ASSERT_NE(shared, nullptr);
+  std::thread stopper([&] { shared->StopAwaitingWanted(); });
+  EXPECT_FALSE(shared->AwaitWanted());
+  stopper.join();
+  shared->Want();
+  EXPECT_FALSE(shared->AwaitWanted());  // stopped stays stopped
+}
+
+TEST(ForkSharedBytes, AStopEndsTheWaitWithNothing) {
+  auto shared = ForkSharedBytes::Map(1);
+  ASSERT_NE(shared, nullptr);
+  const pid_t child = Fork([&] {
+    std::stop_source stop;
+    std::thread stopper([&] { stop.request_stop(); });
+    const bool nothing = !shared->Await(stop.get_token()).has_value();
+    stopper.join();
+    return nothing ? 0 : 1;
+  });
+  ASSERT_GT(child, 0);
+  EXPECT_EQ(WaitExit(child), 0);
+}
+
+// The owner is a process the test forks; it maps, forks the waiter, and
+// exits without deciding. The waiter tells through a pipe what its wait
+// ended with: 'n' nothing.
+TEST(ForkSharedBytes, TheOwnerGoneEndsTheWaitWithNothing) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t owner = Fork([&] {
+    close(pipe_fds[0]);
+    auto shared = ForkSharedBytes::Map(4);
+    if (shared == nullptr) return 2;
+    const pid_t waiter = Fork([&] {
+      shared->Want();
+      const char told = shared->Await().has_value() ? 'b' : 'n';
+      return write(pipe_fds[1], &told, 1) == 1 ? 0 : 1;
+    });
+    if (waiter <= 0) return 3;
+    // Tell the test the waiter's pid (to end it, were it to hang); leave
+    // once it has asked.
+    if (write(pipe_fds[1], &waiter, sizeof(waiter)) != sizeof(waiter)) return 4;
+    return shared->AwaitWanted() ? 0 : 5;
+  });
+  ASSERT_GT(owner, 0);
+  close(pipe_fds[1]);
+  pid_t waiter = 0;
+  ASSERT_EQ(read(pipe_fds[0], &waiter, sizeof(waiter)), static_cast<ssize_t>(sizeof(waiter)));
+  EXPECT_EQ(WaitExit(owner), 0);  // reaped: not even a zombie is left
+  pollfd told_fd{pipe_fds[0], POLLIN, 0};
+  // Only a bound on a hang (the waiter checks every 20 ms), not a timing.
+  const bool told = poll(&told_fd, 1, 60'000) == 1;
+  if (!told) kill(waiter, SIGKILL);
+  char told_what = 0;
+  if (told) {
+    EXPECT_EQ(read(pipe_fds[0], &told_what, 1), 1);
+  }
+  close(pipe_fds[0]);
+  EXPECT_TRUE(told) << "the waiter was still waiting with its owner gone";
+  EXPECT_EQ(told_what, 'n');
+}
+
+}  // namespace
+}  // namespace sluice
