@@ -149,7 +149,9 @@ TEST(ParquetTailConsumer, AnUnreadableTailEndsTheMakeWithItsFilesError) {
   EXPECT_EQ(store.status().message().substr(0, expected.size()), expected)
       << store.status().message();
   EXPECT_FALSE(Env::Default()->Stat(ParquetFooterStorePath(folder.state.path())).ok());
-  EXPECT_LT(consumer.taken.size(), size_t{1501});
+  // No tail past the unreadable one is taken (the writer takes in file
+  // order; how many before it depends on the threads' timing).
+  EXPECT_LE(consumer.taken.size(), size_t{1501});
 }
 
 // Its readers' Reads each wait until `count` are under way at once, or
