@@ -16,7 +16,8 @@
 //!   second read only for a longer footer), `decode_metadata`;
 //! - lean: tail, with statistics, encoding stats and size stats skipped and
 //!   the first file's schema passed to every later decode (arrow-rs then
-//!   skips the schema's bytes unchecked): the least arrow-rs decodes.
+//!   skips the schema's bytes unchecked; so only for a folder of one
+//!   schema, as the bench's fixtures): the least arrow-rs decodes.
 //! Prints the files, row groups and rows (to check against the engine's
 //! index) and each phase's wall seconds.
 use std::fs::File;
