@@ -65,6 +65,7 @@ void ExpectSameEntry(const ShardEntry& a, const ShardEntry& b) {
     EXPECT_EQ(a.piece->offset, b.piece->offset);
     EXPECT_EQ(a.piece->length, b.piece->length);
     EXPECT_EQ(a.piece->tail_bytes, b.piece->tail_bytes);
+    EXPECT_EQ(a.piece->etag, b.piece->etag);
   }
 }
 
@@ -94,6 +95,7 @@ void ExpectRefMatches(const ShardTable& t, size_t i, const ShardEntry& e) {
     EXPECT_EQ(r.piece->length, e.piece->length);
     EXPECT_EQ(r.piece->tail_bytes, e.piece->tail_bytes);
     EXPECT_EQ(r.piece->file_bytes, e.piece->file_bytes);
+    EXPECT_EQ(r.piece->etag, e.piece->etag);
   }
 }
 
@@ -112,7 +114,9 @@ Index HandBuiltIndex() {
     e.row_group = g;
     if (g < 2) {
       e.raw_data = {".parquet_row_groups/part-0.parquet@" + std::to_string(g), 1000 + g, {}};
-      e.piece = ShardEntry::FilePiece{"data/part-0.parquet", 9000, 4 + 500 * g, 500, 64};
+      // One listed etag known, one not ("").
+      e.piece = ShardEntry::FilePiece{"data/part-0.parquet", 9000, 4 + 500 * g, 500, 64,
+                                      g == 0 ? "\"v1\"" : ""};
     }
     index.shards.push_back(std::move(e));
   }
