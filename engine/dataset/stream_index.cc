@@ -184,7 +184,12 @@ std::optional<uint64_t> ListedTableKey(const StreamOptions& stream, bool parquet
   for (const std::string& c : options.columns) AppendKeyPart(c, &recipe);
   uint64_t bytes = 0;
   std::vector<std::string> inputs_paths = {StreamListingPath(state_dir)};
-  if (parquet && remote != nullptr && KeepsParquetFooterStore(*remote)) {
+  // Without a footer store the table is made again only by reading every
+  // file's tail, so it is kept however small its listing.
+  const bool footers_from_files =
+      parquet && remote != nullptr && !KeepsParquetFooterStore(*remote);
+  if (footers_from_files) binary_from = 0;
+  if (parquet && remote != nullptr && !footers_from_files) {
     inputs_paths.push_back(ParquetFooterStorePath(state_dir));
   }
   for (const std::string& input : inputs_paths) {

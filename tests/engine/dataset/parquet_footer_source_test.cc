@@ -152,6 +152,34 @@ TEST(ParquetFooterSource, ALocalFoldersFirstOpenWritesNoStoreAndALaterOneReadsNo
                                "); bytes " + first + ".." + size + " not read");
 }
 
+// A stream named Parquet (no index.json probe) keeps its binary index
+// however small its listing (the default binary_index_from_bytes is 1 MiB):
+// with no footer store, the table would otherwise be made again from every
+// file's tail by each process's open.
+TEST(ParquetFooterSource, ANamedParquetStreamKeepsItsSmallBinaryIndex) {
+  ScratchDir data, cache;
+  WriteTwoFixtureCopies(data.path());
+  DatasetOptions named = FooterSourceOptions(cache.path(), data.path());
+  named.streams[0].parquet.emplace();
+  ASSERT_GT(named.binary_index_from_bytes, uint64_t{1} << 16);
+  {
+    auto first = StreamingDataset::Open(named);
+    ASSERT_TRUE(first.ok()) << first.status().message();
+    EXPECT_EQ((*first)->num_samples(), kFooterSourceRows);
+  }
+  const std::string state = JoinPath(cache.path(), ".sluice");
+  EXPECT_FALSE(FileExists(ParquetFooterStorePath(state)));
+  ASSERT_TRUE(FileExists(JoinPath(state, "parquet_index.bin")));
+  // Emptied, the files' tails can no longer be read: the later open maps.
+  for (const char* name : {"a.parquet", "b.parquet"}) {
+    fs::resize_file(fs::path(data.path()) / name, 0);
+  }
+  auto later = StreamingDataset::Open(named);
+  ASSERT_TRUE(later.ok()) << later.status().message();
+  EXPECT_EQ((*later)->num_samples(), kFooterSourceRows);
+  EXPECT_EQ((*later)->num_shards(), 18u);
+}
+
 // The footer as its fetch reads it again: its magic damaged, then its
 // length, each after the open and with the file's size and tag kept.
 TEST(ParquetFooterSource, AFooterDamagedSinceTheOpenIsNamedAtTheFetch) {
