@@ -213,9 +213,10 @@ std::string ParquetFooterStorePath(const std::string& state_dir) {
   return JoinPath(state_dir, "parquet_footers");
 }
 
-Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
-                                    const std::string& file, uint64_t size,
-                                    const std::string& etag, UninitializedBuffer* room) {
+Result<std::string_view> ReadParquetTailInRoom(RemoteSource& remote, const std::string& key,
+                                               const std::string& file, uint64_t size,
+                                               const std::string& etag, UninitializedBuffer* room,
+                                               std::string* longer) {
   const ObjectVersion listed(etag, size);
   // The error's words, made only for an error (a million reads pass).
   auto failed = [&](uint64_t offset, uint64_t length, const Result<uint64_t>& got) -> Status {
@@ -228,7 +229,7 @@ Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key
                         " bytes: the file changed since it was listed?)");
   };
   // The first read (at most FooterOptions::first_read_bytes) into the
-  // thread's room: only the footer is copied out of it.
+  // thread's room, the tail handed out where it lies.
   const parquet::ByteRange first = parquet::FooterTailRange(size);
   const Result<uint64_t> got =
       remote.GetRangeOnlyOfVersionInRoom(key, first.offset, first.size, listed, room);
@@ -236,14 +237,25 @@ Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key
   const std::string_view tail(room->data(), first.size);
   SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, size, file));
   const uint64_t need = uint64_t{length} + 8;
-  if (need <= tail.size()) return std::string(tail.substr(tail.size() - need));
+  if (need <= tail.size()) return tail.substr(tail.size() - need);
   // A footer longer than the first read: the rest before it, read apart.
   const uint64_t at = size - need, rest = need - tail.size();
   auto more = remote.GetRangeOnlyOfVersion(key, at, rest, listed);
   if (!more.ok()) return failed(at, rest, more.status());
   if (more->size() != rest) return failed(at, rest, uint64_t{more->size()});
   more->append(tail);
-  return std::move(*more);
+  *longer = std::move(*more);
+  return std::string_view(*longer);
+}
+
+Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
+                                    const std::string& file, uint64_t size,
+                                    const std::string& etag, UninitializedBuffer* room) {
+  std::string longer;
+  SLUICE_ASSIGN_OR_RETURN(std::string_view tail,
+                          ReadParquetTailInRoom(remote, key, file, size, etag, room, &longer));
+  if (tail.data() == longer.data()) return longer;
+  return std::string(tail);
 }
 
 Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
@@ -335,8 +347,9 @@ class StoreFront {
   StoreHeader header_{};
 };
 
-// A tail read by one of the builder's threads, and its consumer's answer
-// when there is a consumer.
+// A tail read by one of the builder's threads (when a store is written:
+// ReadEveryParquetTail keeps none), and its consumer's answer when there
+// is a consumer.
 struct ReadTail {
   std::string tail;
   std::optional<Result<std::unique_ptr<ParquetTailConsumer::Answer>>> answer;
@@ -472,14 +485,17 @@ class TailQueue {
 // kConcurrentFooterReads threads (from the remote, with the version each
 // was listed with), each handed to `answers` (when given) on the thread
 // that read it; taken in j's order. Every thread turns an exception into
-// its read's error.
+// its read's error. With `keep_tails` false (no store written) a tail is
+// only lent to `answers`, where it was read: no copy a file (a 1.2 KB
+// string each was ~0.65k instructions a file, and ~9% of the tail path's
+// samples at 100k: glibc's large-request malloc and its consolidation).
 class TailReaders {
  public:
   TailReaders(const std::vector<ListedFile>& files, const std::vector<size_t>& order,
               const std::vector<size_t>& to_read, const std::string& key_prefix,
-              RemoteSource& remote, ParquetTailConsumer* answers)
+              RemoteSource& remote, ParquetTailConsumer* answers, bool keep_tails)
       : files_(files), order_(order), to_read_(to_read), key_prefix_(key_prefix),
-        remote_(remote), answers_(answers),
+        remote_(remote), answers_(answers), keep_tails_(keep_tails),
         queue_(to_read.size(), std::min<size_t>(to_read.size(), kConcurrentFooterReads)) {
     const size_t readers = std::min<size_t>(to_read.size(), kConcurrentFooterReads);
     for (size_t t = 0; t < readers; ++t) threads_.emplace_back([this] { Work(); });
@@ -500,6 +516,7 @@ class TailReaders {
  private:
   void Work() {
     UninitializedBuffer room;  // the thread's, read into tail after tail
+    std::string longer;        // a footer longer than the first read
     std::unique_ptr<ParquetTailConsumer::Reader> reader;
     Status no_reader = Status::Ok();
     if (answers_) {
@@ -513,13 +530,14 @@ class TailReaders {
       const size_t i = order_[to_read_[j]];
       const ListedFile& f = files_[i];
       try {
-        Result<std::string> tail = ReadParquetTail(remote_, key_prefix_ + f.path, f.path,
-                                                   f.size.value_or(0), f.etag, &room);
+        Result<std::string_view> tail = ReadParquetTailInRoom(
+            remote_, key_prefix_ + f.path, f.path, f.size.value_or(0), f.etag, &room, &longer);
         if (!tail.ok()) return queue_.Put(j, tail.status());
-        ReadTail read{std::move(*tail), std::nullopt};
+        ReadTail read;
+        if (keep_tails_) read.tail = std::string(*tail);
         if (answers_) {
           try {
-            read.answer = reader ? reader->Read(i, read.tail) : no_reader;
+            read.answer = reader ? reader->Read(i, *tail) : no_reader;
           } catch (const std::exception& e) {
             read.answer = InternalError(f.path + ": footer: " + e.what());
           }
@@ -543,6 +561,7 @@ class TailReaders {
   const std::string& key_prefix_;
   RemoteSource& remote_;
   ParquetTailConsumer* const answers_;
+  const bool keep_tails_;
   TailQueue queue_;
   std::vector<std::thread> threads_;
 };
@@ -555,7 +574,7 @@ Status ReadEveryParquetTail(const std::vector<ListedFile>& files, const std::str
                             RemoteSource& remote, ParquetTailConsumer& consumer) {
   std::vector<size_t> order(files.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  TailReaders reads(files, order, order, key_prefix, remote, &consumer);
+  TailReaders reads(files, order, order, key_prefix, remote, &consumer, /*keep_tails=*/false);
   for (size_t j = 0; j < files.size(); ++j) {
     Result<ReadTail> read = reads.Take(j);
     if (!read.ok()) {
@@ -614,7 +633,7 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     bool in_order = to_read.size() == files.size();
     for (size_t k = 0; k < order.size() && in_order; ++k) in_order = order[k] == k;
     ParquetTailConsumer* const answers = in_order ? consumer : nullptr;
-    TailReaders reads(files, order, to_read, key_prefix, remote, answers);
+    TailReaders reads(files, order, to_read, key_prefix, remote, answers, /*keep_tails=*/true);
     auto write = [&]() -> Status {
       SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(path, env));
       uint64_t at = front.tails_at();

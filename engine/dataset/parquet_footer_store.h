@@ -134,6 +134,14 @@ Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key
                                     const std::string& file, uint64_t size,
                                     const std::string& etag, UninitializedBuffer* room);
 
+// The same without a copy: the tail where it was read, in `room` (or, for
+// a footer longer than the first read, in `longer`), valid until either
+// is used again. Its length is bounded by `size` (ParseFooterLength).
+Result<std::string_view> ReadParquetTailInRoom(RemoteSource& remote, const std::string& key,
+                                               const std::string& file, uint64_t size,
+                                               const std::string& etag, UninitializedBuffer* room,
+                                               std::string* longer);
+
 // What the process that makes a store does with each tail while it is in
 // memory, beside storing it: the index's build decodes it there rather
 // than reading the store back (at a million files, 1.3 GB).

@@ -53,19 +53,23 @@ struct FilePieces {
 };
 
 // RowGroupPieceName in two parts: what a file's pieces share (the escaped
-// path and the tags of its etag and column set), then a row group's.
+// path and the tags of its etag and column set), then a row group's. A
+// decoding thread keeps one, set again file after file: its two strings
+// are not allocated again a file.
 struct PieceNames {
   // Built in one pass, the etag's tag hashed by AppendXxh64Hex: a file at
   // a time, a search for '%' or '/' a character and HashHex's lookup and
   // copies cost ~1.9k instructions a file (5% of a first open).
-  PieceNames(std::string_view file, std::string_view etag, std::string_view column_set) {
+  void Set(std::string_view file, std::string_view etag, std::string_view column_set) {
+    head.clear();
+    tail.clear();
     size_t specials = 0;
     for (char c : file) specials += c == '%' || c == '/';
     const size_t escaped = file.size() + 2 * specials;
     if (escaped > kMaxPieceName) {
       // A sub-folder: an escaped name holds no '/', so none is there.
       head.reserve(kPieceFolder.size() + 5 + 16 + 1);
-      head = kPieceFolder;
+      head += kPieceFolder;
       head += "long/";
       AppendXxh64Hex(&head, file);
     } else {
@@ -87,7 +91,7 @@ struct PieceNames {
     head += '@';
     if (!etag.empty()) {
       tail.reserve(2 + 16 + (column_set.empty() ? 0 : 1 + column_set.size()));
-      tail = ".e";
+      tail += ".e";
       AppendXxh64Hex(&tail, etag);
     }
     if (!column_set.empty()) {
@@ -113,14 +117,16 @@ struct PieceNames {
 
 // Every row group of `file` as a piece: the reads of its chunks of
 // `columns` (all when empty, whose ColumnSetTag is `column_set`), then
-// the footer tail. `footer` is the decoding thread's, used again file
+// the footer tail. Errors name the file's URL, `where` + its path (made
+// only for an error: a string a file otherwise). `footer` is the decoding thread's, used again file
 // after file (DecodeFooterInto); `kept`, the thread's too, the shards of
-// footer's schema while it is kept (else null).
+// footer's schema while it is kept (else null); `names`, the thread's.
 Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
-                                const std::string& url, const std::vector<std::string>& columns,
+                                std::string_view where, const std::vector<std::string>& columns,
                                 std::string_view column_set, parquet::FileFooter& footer,
-                                SchemaShards& kept) {
+                                SchemaShards& kept, PieceNames& names) {
   const uint64_t size = file.size.value_or(0);
+  const auto url = [&] { return std::string(where) + file.path; };
   SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, size, file.path));
   if (uint64_t{length} + 8 != tail.size()) {
     return CorruptError(file.path + ": the footer store holds a tail of " +
@@ -131,17 +137,17 @@ Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
   Status decoded =
       parquet::DecodeFooterInto(tail.substr(0, length), size, file.path, kOptions, &footer);
   if (!decoded.ok() || !footer.schema_source.kept) kept.reset();
-  if (!decoded.ok()) return decoded.WithContext(url);
+  if (!decoded.ok()) return decoded.WithContext(url());
   // While the schema is kept file after file, so are its fields and
   // their configuration: only the row groups are read.
   std::vector<uint32_t> row_groups;
   if (kept) {
     auto groups = parquet::ShardRowGroupsOfFile(file, footer);
-    if (!groups.ok()) return groups.status().WithContext(url);
+    if (!groups.ok()) return groups.status().WithContext(url());
     row_groups = std::move(*groups);
   } else {
     auto rows = parquet::ShardRowsOfFile(file, footer, columns);
-    if (!rows.ok()) return rows.status().WithContext(url);
+    if (!rows.ok()) return rows.status().WithContext(url());
     row_groups = std::move(rows->row_groups);
     rows->row_groups.clear();
     kept = std::make_shared<const parquet::FileShardRows>(std::move(*rows));
@@ -149,7 +155,7 @@ Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
   FilePieces out;
   out.schema = kept;
   out.pieces.reserve(row_groups.size());
-  const PieceNames names(file.path, file.etag, column_set);
+  names.Set(file.path, file.etag, column_set);
   for (uint32_t rg : row_groups) {
     const std::vector<parquet::ByteRange> reads = parquet::ChunkReads(footer, rg, kept->fields);
     FilePieces::Piece& p = out.pieces.emplace_back();
@@ -224,8 +230,8 @@ class PiecesOfReadTails final : public ParquetTailConsumer {
     Result<std::unique_ptr<Answer>> Read(size_t file, std::string_view tail) override {
       const ListedFile& f = owner_.files_[file];
       try {
-        auto pieces = PiecesOfFile(f, tail, owner_.where_ + f.path, owner_.columns_,
-                                   owner_.column_set_, footer_, kept_);
+        auto pieces = PiecesOfFile(f, tail, owner_.where_, owner_.columns_,
+                                   owner_.column_set_, footer_, kept_, names_);
         if (!pieces.ok()) return pieces.status();
         auto answer = std::make_unique<Pieces>();
         answer->pieces = std::move(*pieces);
@@ -240,6 +246,7 @@ class PiecesOfReadTails final : public ParquetTailConsumer {
     const PiecesOfReadTails& owner_;
     parquet::FileFooter footer_;
     SchemaShards kept_;
+    PieceNames names_;
   };
 
   const std::vector<ListedFile>& files_;
@@ -282,13 +289,13 @@ Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
   // The store's records are in path order, as a listing is: file i's
   // record is the i-th when no file was left out or reordered.
   auto pieces = [&](const ListedFile& f, size_t i, parquet::FileFooter& footer,
-                    SchemaShards& kept) -> Result<FilePieces> {
+                    SchemaShards& kept, PieceNames& names) -> Result<FilePieces> {
     auto held = store.Find(f.path, i);
     if (!held.ok() && held.status().code() == StatusCode::kNotFound) {
       return CorruptError(held.status().message());
     }
     SLUICE_RETURN_IF_ERROR(held.status());
-    return PiecesOfFile(f, held->tail, where + f.path, columns, column_set, footer, kept);
+    return PiecesOfFile(f, held->tail, where, columns, column_set, footer, kept, names);
   };
   std::vector<Result<FilePieces>> round;
   for (size_t start = 0; start < files.size(); start += kDecodeRound) {
@@ -297,9 +304,10 @@ Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
     ParallelClaims(n, kDecodeClaim, kDecodeThreads, [&](size_t begin, size_t end) {
       parquet::FileFooter footer;  // a claim's files decoded into one
       SchemaShards kept;
+      PieceNames names;
       for (size_t j = begin; j < end; ++j) {
         try {
-          round[j] = pieces(files[start + j], start + j, footer, kept);
+          round[j] = pieces(files[start + j], start + j, footer, kept, names);
         } catch (const std::exception& e) {
           kept.reset();
           round[j] = InternalError(files[start + j].path + ": footer: " + e.what());
@@ -406,7 +414,9 @@ FileSelection ParquetStreamSelection(const FileDatasetOptions& options) {
 
 std::string RowGroupPieceName(std::string_view file, uint32_t row_group,
                               const std::vector<std::string>& columns, std::string_view etag) {
-  return PieceNames(file, etag, ColumnSetTag(columns)).Of(row_group);
+  PieceNames names;
+  names.Set(file, etag, ColumnSetTag(columns));
+  return names.Of(row_group);
 }
 
 std::string ColumnSetTag(const std::vector<std::string>& columns) {

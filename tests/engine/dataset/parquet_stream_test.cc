@@ -1743,6 +1743,8 @@ TEST(ParquetFooterVersion, AFileRewrittenSinceTheListingIsNamedByItsTagAtItsFoot
 // room holds more than it (an earlier, larger read's bytes left in it) or
 // the footer is longer than the first read (its rest read apart), and the
 // room is the one allocated at the first read, not made again a file.
+// ReadParquetTailInRoom lends the same bytes where they were read: in the
+// room, or in its `longer` string for a footer past the first read.
 TEST(ParquetFooterVersion, TailsReadIntoOneKeptRoomAreEachFilesLastBytes) {
   ScratchDir remote_dir;
   auto fixture = ReadFile(kFixture);
@@ -1780,6 +1782,16 @@ TEST(ParquetFooterVersion, TailsReadIntoOneKeptRoomAreEachFilesLastBytes) {
     if (first_room == nullptr) first_room = room.data();
     EXPECT_EQ(room.data(), first_room) << name << ": the room was made again";
     EXPECT_EQ(room.size(), size_t{64} << 10) << name;
+    std::string longer;
+    auto lent = ReadParquetTailInRoom(**remote, name, name, bytes.size(), "", &room, &longer);
+    ASSERT_TRUE(lent.ok()) << name << ": " << lent.status().message();
+    EXPECT_TRUE(*lent == *tail) << name;
+    const bool past_first_read = footer + 8 > (size_t{64} << 10);
+    EXPECT_EQ(longer.size(), past_first_read ? footer + 8 : 0) << name;
+    const std::string_view home =
+        past_first_read ? std::string_view(longer) : std::string_view(room.data(), room.size());
+    EXPECT_TRUE(lent->data() >= home.data() && lent->data() + lent->size() <= home.data() + home.size())
+        << name << ": the tail was copied, not lent where it was read";
   }
 }
 
