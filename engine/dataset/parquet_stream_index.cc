@@ -118,9 +118,10 @@ struct PieceNames {
 // Every row group of `file` as a piece: the reads of its chunks of
 // `columns` (all when empty, whose ColumnSetTag is `column_set`), then
 // the footer tail. Errors name the file's URL, `where` + its path (made
-// only for an error: a string a file otherwise). `footer` is the decoding thread's, used again file
-// after file (DecodeFooterInto); `kept`, the thread's too, the shards of
-// footer's schema while it is kept (else null); `names`, the thread's.
+// only for an error, not a string a file). `footer` is the decoding
+// thread's, used again file after file (DecodeFooterInto); `kept`, the
+// thread's too, the shards of footer's schema while it is kept (else
+// null); `names`, the thread's.
 Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
                                 std::string_view where, const std::vector<std::string>& columns,
                                 std::string_view column_set, parquet::FileFooter& footer,
