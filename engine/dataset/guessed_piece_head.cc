@@ -47,10 +47,11 @@ GuessedPieceHead::GuessedPieceHead(RemoteSource& remote, std::string key, std::s
       file_(std::move(file)),
       version_(std::move(version)),
       pid_(getpid()) {
-  // The parts of the piece read for the first row's peek, as ReadPiece cuts
-  // them, over the file's bytes past the magic: at most kParts.
+  // The parts of the first group's piece as ReadPiece cuts them where a
+  // guess serves it (PieceUse::kAhead), over the file's bytes past the
+  // magic: at most kParts.
   if (version_.size <= kFirstGroupOffset) return;
-  const uint64_t part = PiecePartSize(remote_.PartSize(), PieceUse::kWaitedOn);
+  const uint64_t part = PiecePartSize(remote_.PartSize(), PieceUse::kAhead);
   spans_ = PieceParts(
       {parquet::ByteRange{kFirstGroupOffset,
                           std::min(version_.size - kFirstGroupOffset, kParts * part)}},

@@ -4,10 +4,10 @@
 // footers' answers and the table's build.
 //
 // The guess: writers put a file's first row group right after its 4-byte
-// magic, so the piece of its first row group, read for the first row's
-// peek (StreamShards::ReadPiece: its column chunks, in the parts PieceParts
-// cuts for a piece a consumer waits on, P = half the remote's PartSize())
-// most likely begins with the parts [4, 4 + P), [4 + P, ...). Up to
+// magic, so the piece of its first row group (StreamShards::ReadPiece: its
+// column chunks, read in parts of the remote's PartSize() where a guess
+// serves it: PieceParts, PieceUse::kAhead) most likely
+// begins with the parts [4, 4 + PartSize()), [4 + PartSize(), ...). Up to
 // kParts of them are read (cut at the file's listed size) as that read
 // does (GetRangesOnlyOfVersionInto, of the version the listing named: its
 // size and etag), received in place into one buffer with room for any
@@ -18,7 +18,7 @@
 //
 // Wrong (the footer puts the first group elsewhere, the first row is in
 // another row group, a forked child iterates), its bytes are wasted: at
-// most kParts * P (16 MiB with the stores' 8 MiB parts) once per
+// most kParts * PartSize() (16 MiB with the stores' 8 MiB parts) once per
 // node, as only the node's first opener of a cold stream, which reads the
 // footers, guesses (LoadStreamIndex). Right, the bytes past the group's
 // end in its last guessed part (up to one part) are wasted.
@@ -65,9 +65,7 @@ class GuessedPieceHead {
  public:
   // Where writers put a file's first row group: past its magic "PAR1".
   static constexpr uint64_t kFirstGroupOffset = 4;
-  // 16 MiB with the stores' 8 MiB parts: a row group of the 16 MB a
-  // writer's default block holds, on four connections.
-  static constexpr size_t kParts = 4;
+  static constexpr size_t kParts = 2;
   // The buffer's room: the file's listed size, at most this (virtual
   // memory: only the pages written are touched).
   static constexpr uint64_t kMaxRoomBytes = uint64_t{256} << 20;

@@ -7,14 +7,17 @@
 // whose parts must be the piece's own to serve it.
 //
 // The size: the remote's PartSize() (the stores' 8 MiB) for a piece read
-// ahead of its use (the prefetcher's, a shard's open); half of it for the
-// piece a consumer waits on (the first row's peek, cold), so its bytes
-// come on twice the connections: a shuffled cold first row's 16 MB group
-// through the bench's proxy (15 ms to first byte, ~100 MB/s a connection)
-// arrived in 84-99 ms on two connections, in 42-57 ms on four (BENCHMARKS
-// "first35w"). Only that one piece a pass pays the extra GETs; every other
-// keeps the store's part size, and a pass's throughput is the prefetcher's
-// many pieces at once, not one piece's connections.
+// ahead of its use (the prefetcher's, a shard's open) and for the guessed
+// head; half of it for the piece a consumer waits on (the first row's
+// peek, cold) where no guessed head serves it, so its bytes come on twice
+// the connections: a shuffled cold first row's 16 MB group through the
+// bench's proxy (15 ms to first byte, ~100 MB/s a connection) arrived in
+// 84-99 ms on two connections, in 42-57 ms on four (BENCHMARKS "first35w").
+// Not the guessed head: its four parts beside the footers made a cold
+// construction through the proxy slower (0.104 -> 0.147 s, in order, 15
+// rounds). Only the peek's piece pays the extra GETs (two for 16 MB);
+// every other keeps the store's part size, and a pass's throughput is the
+// prefetcher's many pieces at once, not one piece's connections.
 //
 // Pure functions; thread-safe.
 #pragma once

@@ -448,11 +448,16 @@ Result<ShardBytes> StreamShards::ReadPiece(const ShardEntry& entry, PieceUse use
                         std::to_string(parquet::BytesOfReads(reads)) + " bytes, the index " +
                         std::to_string(p.length));
   }
-  // Each read in parts, all at once (engine/dataset/piece_parts.h: finer
-  // for the piece a consumer waits on).
+  // Each read in parts, all at once (engine/dataset/piece_parts.h): as a
+  // guessed head read beside the footers cut them, when one serves the
+  // piece; else finer for a piece a consumer waits on.
   std::vector<size_t> first_span;  // per read: its first span
-  const std::vector<DataSpan> spans =
-      PieceParts(reads, PiecePartSize(remote_->PartSize(), use), &first_span);
+  std::vector<DataSpan> spans =
+      PieceParts(reads, PiecePartSize(remote_->PartSize(), PieceUse::kAhead), &first_span);
+  std::unique_ptr<GuessedPieceHead> guess = GuessedPieceOf(p.file, listed, spans);
+  if (guess == nullptr && use == PieceUse::kWaitedOn) {
+    spans = PieceParts(reads, PiecePartSize(remote_->PartSize(), use), &first_span);
+  }
   // Sized by the index's piece, which the footer's reads just matched;
   // the parts are received into it in place, never copied from their own
   // answers into a whole (that copy, its pages faulted fresh, was most of
@@ -461,7 +466,6 @@ Result<ShardBytes> StreamShards::ReadPiece(const ShardEntry& entry, PieceUse use
   // read beside the footers: then the piece is received into its buffer,
   // and only the spans past it are asked for here.
   const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<GuessedPieceHead> guess = GuessedPieceOf(p.file, listed, spans);
   char* room = guess ? guess->Take(p.length + tail.size(), stop) : nullptr;
   const size_t guessed = room ? GuessedSpansServing(guess->spans(), spans) : 0;
   ShardBytes piece;
