@@ -22,7 +22,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "open: %s\n", sluice_last_error());
     return 1;
   }
-  std::printf("%llu samples\n", static_cast<unsigned long long>(sluice_stream_num_samples(s)));
+  // The shards are the row groups: a reference reader's count checks them.
+  std::printf("%llu samples, %llu shards\n",
+              static_cast<unsigned long long>(sluice_stream_num_samples(s)),
+              static_cast<unsigned long long>(sluice_stream_num_shards(s)));
   sluice_stream_close(s);
   return 0;
 }

@@ -468,7 +468,104 @@ class TailQueue {
   std::vector<std::optional<Result<ReadTail>>> slots_;
 };
 
+// The tails of files[order[to_read[j]]] for j = 0, 1, ..., read on up to
+// kConcurrentFooterReads threads (from the remote, with the version each
+// was listed with), each handed to `answers` (when given) on the thread
+// that read it; taken in j's order. Every thread turns an exception into
+// its read's error.
+class TailReaders {
+ public:
+  TailReaders(const std::vector<ListedFile>& files, const std::vector<size_t>& order,
+              const std::vector<size_t>& to_read, const std::string& key_prefix,
+              RemoteSource& remote, ParquetTailConsumer* answers)
+      : files_(files), order_(order), to_read_(to_read), key_prefix_(key_prefix),
+        remote_(remote), answers_(answers),
+        queue_(to_read.size(), std::min<size_t>(to_read.size(), kConcurrentFooterReads)) {
+    const size_t readers = std::min<size_t>(to_read.size(), kConcurrentFooterReads);
+    for (size_t t = 0; t < readers; ++t) threads_.emplace_back([this] { Work(); });
+  }
+  TailReaders(const TailReaders&) = delete;
+  TailReaders& operator=(const TailReaders&) = delete;
+  ~TailReaders() { Finish(Status::Ok()); }
+
+  // The j-th read (j = 0, 1, ... in turn), or the error that stopped them.
+  Result<ReadTail> Take(size_t j) { return queue_.Take(j); }
+  // No more reads (`error`: why, when the taker failed); the threads joined.
+  void Finish(Status error) {
+    queue_.Stop(std::move(error));
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+  }
+
+ private:
+  void Work() {
+    UninitializedBuffer room;  // the thread's, read into tail after tail
+    std::unique_ptr<ParquetTailConsumer::Reader> reader;
+    Status no_reader = Status::Ok();
+    if (answers_) {
+      try {
+        reader = answers_->NewReader();
+      } catch (const std::exception& e) {
+        no_reader = InternalError(std::string("a footer reader: ") + e.what());
+      }
+    }
+    auto read_one = [&](size_t j) {
+      const size_t i = order_[to_read_[j]];
+      const ListedFile& f = files_[i];
+      try {
+        Result<std::string> tail = ReadParquetTail(remote_, key_prefix_ + f.path, f.path,
+                                                   f.size.value_or(0), f.etag, &room);
+        if (!tail.ok()) return queue_.Put(j, tail.status());
+        ReadTail read{std::move(*tail), std::nullopt};
+        if (answers_) {
+          try {
+            read.answer = reader ? reader->Read(i, read.tail) : no_reader;
+          } catch (const std::exception& e) {
+            read.answer = InternalError(f.path + ": footer: " + e.what());
+          }
+        }
+        return queue_.Put(j, std::move(read));
+      } catch (const std::exception& e) {
+        return queue_.Put(j, InternalError(f.path + ": footer: " + e.what()));
+      }
+    };
+    while (std::optional<TailQueue::Claimed> c = queue_.Claim()) {
+      size_t j = c->first;
+      while (j < c->first + c->n && read_one(j)) ++j;
+      // Stopped: the rest of the claim is not read.
+      while (++j < c->first + c->n) queue_.Skip(j);
+    }
+  }
+
+  const std::vector<ListedFile>& files_;
+  const std::vector<size_t>& order_;
+  const std::vector<size_t>& to_read_;
+  const std::string& key_prefix_;
+  RemoteSource& remote_;
+  ParquetTailConsumer* const answers_;
+  TailQueue queue_;
+  std::vector<std::thread> threads_;
+};
+
 }  // namespace
+
+bool KeepsParquetFooterStore(const RemoteSource& remote) { return !remote.OnLocalDisk(); }
+
+Status ReadEveryParquetTail(const std::vector<ListedFile>& files, const std::string& key_prefix,
+                            RemoteSource& remote, ParquetTailConsumer& consumer) {
+  std::vector<size_t> order(files.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  TailReaders reads(files, order, order, key_prefix, remote, &consumer);
+  for (size_t j = 0; j < files.size(); ++j) {
+    Result<ReadTail> read = reads.Take(j);
+    if (!read.ok()) {
+      reads.Finish(read.status());
+      return read.status();
+    }
+    consumer.Take(j, std::move(*read->answer));
+  }
+  return Status::Ok();
+}
 
 std::string SerializeParquetFooterStore(std::string_view source, std::string_view fingerprint,
                                         const std::vector<ListedFile>& files,
@@ -517,50 +614,7 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     bool in_order = to_read.size() == files.size();
     for (size_t k = 0; k < order.size() && in_order; ++k) in_order = order[k] == k;
     ParquetTailConsumer* const answers = in_order ? consumer : nullptr;
-    const size_t readers = std::min<size_t>(to_read.size(), kConcurrentFooterReads);
-    TailQueue queue(to_read.size(), readers);
-    auto work = [&] {
-      UninitializedBuffer room;  // the thread's, read into tail after tail
-      std::unique_ptr<ParquetTailConsumer::Reader> reader;
-      Status no_reader = Status::Ok();
-      if (answers) {
-        try {
-          reader = answers->NewReader();
-        } catch (const std::exception& e) {
-          no_reader = InternalError(std::string("a footer reader: ") + e.what());
-        }
-      }
-      auto read_one = [&](size_t j) {
-        const size_t i = order[to_read[j]];
-        const ListedFile& f = files[i];
-        try {
-          Result<std::string> tail = ReadParquetTail(remote, key_prefix + f.path, f.path,
-                                                     f.size.value_or(0), f.etag, &room);
-          if (!tail.ok()) return queue.Put(j, tail.status());
-          ReadTail read{std::move(*tail), std::nullopt};
-          if (answers) {
-            try {
-              read.answer = reader ? reader->Read(i, read.tail) : no_reader;
-            } catch (const std::exception& e) {
-              read.answer = InternalError(f.path + ": footer: " + e.what());
-            }
-          }
-          return queue.Put(j, std::move(read));
-        } catch (const std::exception& e) {
-          return queue.Put(j, InternalError(f.path + ": footer: " + e.what()));
-        }
-      };
-      while (std::optional<TailQueue::Claimed> c = queue.Claim()) {
-        size_t j = c->first;
-        while (j < c->first + c->n && read_one(j)) ++j;
-        // Stopped: the rest of the claim is not read.
-        while (++j < c->first + c->n) queue.Skip(j);
-      }
-    };
-    std::vector<std::thread> threads;
-    for (size_t t = 0; t < readers; ++t) {
-      threads.emplace_back(work);
-    }
+    TailReaders reads(files, order, to_read, key_prefix, remote, answers);
     auto write = [&]() -> Status {
       SLUICE_ASSIGN_OR_RETURN(TempFile out, TempFile::Create(path, env));
       uint64_t at = front.tails_at();
@@ -575,7 +629,7 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
         ReadTail read;
         std::string_view tail = kept[k];
         if (j < to_read.size() && to_read[j] == k) {
-          SLUICE_ASSIGN_OR_RETURN(read, queue.Take(j++));
+          SLUICE_ASSIGN_OR_RETURN(read, reads.Take(j++));
           tail = read.tail;
         }
         front.Add(k, tail);
@@ -592,8 +646,7 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
       return out.Commit();
     };
     Status written = write();
-    queue.Stop(written);
-    for (std::thread& t : threads) t.join();
+    reads.Finish(written);
     made_here = written.ok();
     answered = made_here && answers != nullptr;
     return written;

@@ -178,6 +178,23 @@ Result<ParquetFooterStore> LoadOrMakeParquetFooterStore(
     ParquetTailConsumer* consumer = nullptr, bool* consumed = nullptr,
     std::string_view fingerprint = {});
 
+// Whether a node keeps a footer store of `remote`'s Parquet files: the
+// one rule, asked by the index's build, its binary index's key and the
+// fetch (parquet_footer_source.h). Not for files on a local disk
+// (RemoteSource::OnLocalDisk): there a fetch reads its file's footer
+// again (a page-cache read), where the store cost the node's first open
+// 1.3 GB of writes at a million files; the binary index is then keyed by
+// the listing alone.
+bool KeepsParquetFooterStore(const RemoteSource& remote);
+
+// Every tail of `files` (keys `key_prefix` + path) read from `remote` as
+// the store's maker reads them (the same threads, versions and errors),
+// each handed to `consumer` on its reading thread and its answer taken in
+// `files`' order; nothing written. The first read error stops the reads
+// and is returned (the consumer's own errors are its answers').
+Status ReadEveryParquetTail(const std::vector<ListedFile>& files, const std::string& key_prefix,
+                            RemoteSource& remote, ParquetTailConsumer& consumer);
+
 // The store's bytes: `tails[i]` is the tail of `files[i]`.
 std::string SerializeParquetFooterStore(std::string_view source, std::string_view fingerprint,
                                         const std::vector<ListedFile>& files,

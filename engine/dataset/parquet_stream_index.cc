@@ -157,7 +157,7 @@ Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
     p.row_group = rg;
     const uint64_t first = reads.empty() ? 4 : reads.front().offset;
     p.piece = ShardEntry::FilePiece{file.path, size, first, parquet::BytesOfReads(reads),
-                                    tail.size()};
+                                    tail.size(), file.etag};
     p.name = names.Of(rg);
   }
   return out;
@@ -250,8 +250,9 @@ class PiecesOfReadTails final : public ParquetTailConsumer {
   Status status_ = Status::Ok();
 };
 
-// Each file's pieces, decoded from its footer: as the footer store is made
-// (PiecesOfReadTails) when this process makes it, else from the node's
+// Each file's pieces, decoded from its footer: as the tails are read
+// (PiecesOfReadTails) where the node keeps no footer store
+// (KeepsParquetFooterStore) or this process makes it, else from the node's
 // store on several threads (the decode is the
 // node's first process's largest cost: 1M footers), a round of
 // kDecodeRound files at a time, so that only one round's pieces wait;
@@ -267,6 +268,10 @@ Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
   const std::string where = remote.Describe() + "/" + prefix;
   const std::string column_set = ColumnSetTag(columns);
   PiecesOfReadTails as_read(files, where, columns, column_set, sink);
+  if (!KeepsParquetFooterStore(remote)) {
+    SLUICE_RETURN_IF_ERROR(ReadEveryParquetTail(files, prefix, remote, as_read));
+    return as_read.status();
+  }
   bool consumed = false;
   SLUICE_ASSIGN_OR_RETURN(
       ParquetFooterStore store,

@@ -7,7 +7,9 @@
 // its whole file (mapped; the row group decoded from it). With a remote
 // (any RemoteSource: a folder, file://, s3://, ...) the stream is listed
 // once per node (file_listing_index.h), every file's footer read once per
-// node into the footer store (parquet_footer_store.h), and each row group
+// node into the footer store (parquet_footer_store.h; not for a folder on
+// a local disk, KeepsParquetFooterStore: a fetch reads its file's footer
+// again, parquet_footer_source.h), and each row group
 // becomes a piece (ShardEntry::piece): its cache file, named by
 // RowGroupPieceName, holds the group's chunks of the stream's columns
 // (FileDatasetOptions::columns, all when none), one ranged GET per read

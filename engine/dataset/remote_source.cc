@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -76,11 +77,35 @@ class TellsOnce final : public IntoProgress {
   bool answered_ = false;
 };
 
+// Whether `root` (a folder, or a path under one that exists) lies on one
+// of the local disk file systems OnLocalDisk names; false when it cannot
+// be told.
+bool IsLocalDiskFileSystem(const std::string& root) {
+  struct statfs fs;
+  if (::statfs(root.c_str(), &fs) != 0) return false;
+  // The kernel's magic numbers (linux/magic.h; zfs's own).
+  constexpr unsigned long kLocal[] = {0xEF53,      // ext2/3/4
+                                      0x58465342,  // xfs
+                                      0x9123683E,  // btrfs
+                                      0x2FC12FC1,  // zfs
+                                      0xF2F52010,  // f2fs
+                                      0x01021994,  // tmpfs
+                                      0x794C7630}; // overlayfs
+  const auto type = static_cast<unsigned long>(fs.f_type);
+  return std::find(std::begin(kLocal), std::end(kLocal), type) != std::end(kLocal);
+}
+
 // A local folder: copies through CopyFileAtomic (bounded memory).
 class FolderSource final : public RemoteSource {
  public:
   FolderSource(std::string root, Env* env)
       : root_(std::move(root)), env_(env), footers_(root_, env) {}
+
+  // Asked once, when first needed (the folder may be made after the open).
+  bool OnLocalDisk() const override {
+    std::call_once(disk_asked_, [&] { on_local_disk_ = IsLocalDiskFileSystem(root_); });
+    return on_local_disk_;
+  }
 
   Result<uint64_t> Fetch(const std::string& key, const std::string& path,
                          std::optional<uint64_t> expected_size) override {
@@ -172,6 +197,8 @@ class FolderSource final : public RemoteSource {
   std::string root_;
   Env* env_;
   LocalRangeReader footers_;  // GetRangeOnlyOfVersionInRoom's: many small reads
+  mutable std::once_flag disk_asked_;
+  mutable bool on_local_disk_ = false;  // under disk_asked_
 };
 
 // Any store, driven from the calling thread through this process's loop.

@@ -135,6 +135,13 @@ class RemoteSource {
   // piece: PiecePartSize's base): the StoreOptions::part_size the source
   // was opened with, as a whole object's download uses; the default here.
   virtual uint64_t PartSize() const { return StoreOptions{}.part_size; }
+  // Whether the objects are files on a disk of this machine (a plain
+  // path on ext4, xfs, btrfs, zfs, f2fs, tmpfs or overlayfs): a re-read of
+  // a file's bytes is a page-cache read, cheaper than any copy of them
+  // kept. False for every store, file:// URLs (read through the file
+  // store's loop) and plain paths of other file systems (FUSE mounts,
+  // NFS, SMB), whose reads cost round trips.
+  virtual bool OnLocalDisk() const { return false; }
   // As GetRangeOnly, from the version of `key` whose etag (ListedFile::
   // etag, as List gave it) is `etag`: Store::GetRangeOnlyOfVersion, so an
   // object replaced since it was listed is ObjectVersionChangedError where

@@ -164,14 +164,16 @@ ListedBinary ListedBinaryOf(const StreamOptions& stream, bool parquet,
 // `binary_from` bytes).
 std::optional<uint64_t> ListedTableKey(const StreamOptions& stream, bool parquet,
                                        const FileDatasetOptions& options,
-                                       const std::string& state_dir, uint64_t binary_from,
-                                       Env* env, bool* inputs = nullptr) {
+                                       const std::string& state_dir, const RemoteSource* remote,
+                                       uint64_t binary_from, Env* env, bool* inputs = nullptr) {
   if (inputs) *inputs = false;
   std::string recipe;
   // How the table is made from those files: a Sluice that makes it
   // otherwise (other pieces, say) changes this, so no table of the old
   // recipe is read.
-  AppendKeyPart("listed table 1", &recipe);
+  // 2: a piece holds its file's listed etag (a fetch reads its footer
+  // from the file where the node keeps no footer store).
+  AppendKeyPart("listed table 2", &recipe);
   AppendKeyPart(parquet ? "parquet" : "files", &recipe);
   AppendKeyPart(stream.remote, &recipe);
   AppendKeyPart(stream.split, &recipe);
@@ -182,7 +184,9 @@ std::optional<uint64_t> ListedTableKey(const StreamOptions& stream, bool parquet
   for (const std::string& c : options.columns) AppendKeyPart(c, &recipe);
   uint64_t bytes = 0;
   std::vector<std::string> inputs_paths = {StreamListingPath(state_dir)};
-  if (parquet) inputs_paths.push_back(ParquetFooterStorePath(state_dir));
+  if (parquet && remote != nullptr && KeepsParquetFooterStore(*remote)) {
+    inputs_paths.push_back(ParquetFooterStorePath(state_dir));
+  }
   for (const std::string& input : inputs_paths) {
     auto st = env->Stat(input);
     if (!st.ok()) return std::nullopt;
@@ -202,10 +206,11 @@ std::optional<uint64_t> ListedTableKey(const StreamOptions& stream, bool parquet
 // nothing read from the listing or the footers, nothing asked of the remote.
 std::optional<ShardTable> MappedListedTable(const StreamOptions& stream, bool parquet,
                                             const FileDatasetOptions& options,
-                                            uint64_t binary_from, Env* env) {
+                                            const RemoteSource* remote, uint64_t binary_from,
+                                            Env* env) {
   const ListedBinary b = ListedBinaryOf(stream, parquet, options);
   const std::optional<uint64_t> key =
-      ListedTableKey(stream, parquet, options, b.state_dir, binary_from, env);
+      ListedTableKey(stream, parquet, options, b.state_dir, remote, binary_from, env);
   if (!key) return std::nullopt;
   auto mapped = MapBinaryIndex(b.path, *key, env);
   if (!mapped.ok()) return std::nullopt;
@@ -214,7 +219,9 @@ std::optional<ShardTable> MappedListedTable(const StreamOptions& stream, bool pa
 
 // The table of a remote stream indexed from its listing (raw files) or its
 // files' footers (Parquet), through a binary index beside the node's
-// listing and footer store: `build` makes the table from them (each made
+// listing and footer store (where the node keeps one: KeepsParquetFooterStore;
+// a folder on a local disk's is keyed by the listing alone, its footers
+// read from the files): `build` makes the table from them (each made
 // once per node by its own loader); the binary index is keyed by the
 // options that shape the table and the identity (device, inode, size,
 // modification time) of the files it was made from, so a new listing or
@@ -246,7 +253,7 @@ Result<ShardTable> ListedTable(const StreamOptions& stream, bool parquet,
   const std::string& bin_name = names.name;
   const std::string& bin = names.path;
   auto key_of = [&](bool* inputs = nullptr) {
-    return ListedTableKey(stream, parquet, options, state_dir, binary_from, env, inputs);
+    return ListedTableKey(stream, parquet, options, state_dir, remote, binary_from, env, inputs);
   };
   bool inputs = false;
   const std::optional<uint64_t> before = key_of(&inputs);
@@ -350,9 +357,10 @@ Result<ShardTable> ParquetUnlessNone(const StreamOptions& stream, RemoteSource* 
 
 // The table ParquetUnlessNone kept when a process of the node found no
 // index.json for this stream before (none: never, or it held no rows).
-std::optional<ShardTable> ParquetFoundBefore(const StreamOptions& stream, Env* env) {
+std::optional<ShardTable> ParquetFoundBefore(const StreamOptions& stream,
+                                             const RemoteSource* remote, Env* env) {
   std::optional<ShardTable> table =
-      MappedListedTable(stream, true, FileDatasetOptions(), /*binary_from=*/0, env);
+      MappedListedTable(stream, true, FileDatasetOptions(), remote, /*binary_from=*/0, env);
   if (table && table->size() == 0) table.reset();
   return table;
 }
@@ -409,7 +417,7 @@ Result<ShardTable> LoadStreamIndex(const StreamOptions& stream, RemoteSource* re
   // index.json is not.
   const bool indexed = FileExists(path, env);
   if (!indexed) {
-    if (std::optional<ShardTable> parquet = ParquetFoundBefore(stream, env)) return std::move(*parquet);
+    if (std::optional<ShardTable> parquet = ParquetFoundBefore(stream, remote, env)) return std::move(*parquet);
   }
   // Cold: the index's answer and the first shard's head, one round trip.
   if (guess && !indexed) {

@@ -22,7 +22,8 @@
 // their records shared by the node's processes through the page cache. A
 // file that is stale, damaged or of another layout is made again, never
 // read; where it cannot be written, the process keeps what it parsed. A
-// remote raw-file or Parquet stream whose node listing (and footer store)
+// remote raw-file or Parquet stream whose node listing (and footer store,
+// where the node keeps one: KeepsParquetFooterStore)
 // come to at least `binary_index_from_bytes` gets the same: its table is
 // kept beside them as .sluice/listing_index.bin or
 // .sluice/parquet_index[.<column set>].bin, keyed by the options that

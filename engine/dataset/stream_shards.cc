@@ -391,22 +391,6 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
   return last.WithContext("downloading " + remote_->Describe() + "/" + key);
 }
 
-Result<std::string> StreamShards::FooterTail(const std::string& file, std::string* etag) {
-  std::lock_guard<std::mutex> lock(footers_mu_);
-  const std::string path = ParquetFooterStorePath(JoinPath(root_, cache_layout::kStateDir));
-  // Mapped once; each fetch reads its file's record and tail alone.
-  if (!footers_) {
-    SLUICE_ASSIGN_OR_RETURN(footers_, ParquetFooterStore::Open(path, env_));
-  }
-  auto held = footers_->Find(file);
-  if (!held.ok()) {
-    return held.status().code() == StatusCode::kNotFound ? CorruptError(held.status().message())
-                                                         : held.status();
-  }
-  *etag = std::string(held->etag);
-  return std::string(held->tail);
-}
-
 Result<ShardBytes> StreamShards::ReadPiece(const ShardEntry& entry, PieceUse use,
                                             std::chrono::nanoseconds* download,
                                             std::stop_token stop) {
@@ -414,17 +398,15 @@ Result<ShardBytes> StreamShards::ReadPiece(const ShardEntry& entry, PieceUse use
   const std::string key = RemoteKey(stream_, p.file);
   const std::string group = p.file + ": row group " + std::to_string(entry.row_group.value_or(0));
   // The etag the file was listed with: every read asks for that version,
-  // so no piece mixes bytes of two.
-  std::string etag;
-  SLUICE_ASSIGN_OR_RETURN(std::string tail, FooterTail(p.file, &etag));
-  // And the size it was listed with, which the footer was read from: a
-  // file of another size is noticed by every store, even one that knows
-  // no version (web) or a file rewritten in place with its tag kept.
-  const ObjectVersion listed(etag, p.file_bytes);
-  if (tail.size() != p.tail_bytes) {
-    return CorruptError(group + ": the node's footer store holds " + std::to_string(tail.size()) +
-                        " footer bytes, the index " + std::to_string(p.tail_bytes));
-  }
+  // so no piece mixes bytes of two. And the size it was listed with, which
+  // the footer was read from: a file of another size is noticed by every
+  // store, even one that knows no version (web) or a file rewritten in
+  // place with its tag kept.
+  const ObjectVersion listed(p.etag, p.file_bytes);
+  std::call_once(footers_made_, [&] {
+    footers_.emplace(*remote_, JoinPath(root_, cache_layout::kStateDir), env_);
+  });
+  SLUICE_ASSIGN_OR_RETURN(std::string tail, footers_->Tail(p, key, group));
   // The reads of the index's columns' chunks, as the index sized them
   // (formats/parquet/chunk_reads.h), read in parts below.
   SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, p.file_bytes, p.file));

@@ -72,7 +72,7 @@
 #include "engine/dataset/dataset_config.h"
 #include "engine/dataset/guessed_piece_head.h"
 #include "engine/dataset/opened_shard.h"
-#include "engine/dataset/parquet_footer_store.h"
+#include "engine/dataset/parquet_footer_source.h"
 #include "engine/dataset/piece_parts.h"
 #include "engine/dataset/remote_source.h"
 #include "engine/dataset/sample_peek.h"
@@ -285,9 +285,6 @@ class StreamShards {
   // decode, not for its write into the cache and the open behind it.
   Result<PeekedSample> PeekPieceRow(size_t shard, const ShardEntry& entry, uint32_t i,
                                     std::stop_token cancel);
-  // The footer tail of `file` from the node's footer store (mapped once),
-  // and into `etag` the etag the file was listed with ("" unknown).
-  Result<std::string> FooterTail(const std::string& file, std::string* etag);
   // The stream's ShardCache, opened on first use for a local-only stream.
   Result<ShardCache*> Cache();
   // Local-only: the folder's file of cache entry `item` mapped (its size,
@@ -365,8 +362,8 @@ class StreamShards {
   std::optional<RetryPolicy> piece_retry_;  // a row group's ranged reads
   std::atomic<uint64_t> bytes_downloaded_{0};
   std::atomic<uint64_t> downloads_{0}, download_errors_{0}, download_ns_{0};
-  std::mutex footers_mu_;
-  std::optional<ParquetFooterStore> footers_;  // mapped by FooterTail
+  std::once_flag footers_made_;
+  std::optional<ParquetFooterSource> footers_;  // ReadPiece's, made once
   std::atomic<uint64_t> in_place_hits_{0};
   // Single pass: the receives' buffers (KeepReceiveBuffers).
   ShardBufferPool receive_buffers_;

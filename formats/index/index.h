@@ -59,13 +59,15 @@ struct ShardEntry {
   // chunk_reads.h), `length` bytes in all from `offset` (the first read's)
   // on, followed by the file's last `tail_bytes` bytes (its footer);
   // raw_data.bytes = length + tail_bytes. `file` is relative to the
-  // stream's root.
+  // stream's root; `etag` is the version it was listed with (ListedFile::
+  // etag, "" unknown), which every read of the piece asks for.
   struct FilePiece {
     std::string file;
     uint64_t file_bytes = 0;
     uint64_t offset = 0;
     uint64_t length = 0;
     uint64_t tail_bytes = 0;
+    std::string etag;
   };
   std::optional<FilePiece> piece;
 };

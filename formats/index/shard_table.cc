@@ -143,10 +143,14 @@ Status ShardTable::Builder::Add(const ShardEntry& e, const ShardParts& shard) {
     r.flags |= kHasPiece;
     r.piece = static_cast<uint32_t>(st.pieces.size());
     const ShardEntry::FilePiece& p = *shard.piece;
-    if (p.file.size() >= UINT32_MAX) return InvalidArgumentError("a file name of 2^32 bytes");
+    if (p.file.size() >= UINT32_MAX || p.etag.size() >= UINT32_MAX) {
+      return InvalidArgumentError("a file name or etag of 2^32 bytes");
+    }
     st.pieces.push_back(PieceRecord{st.text.size(), p.file_bytes, p.offset, p.length, p.tail_bytes,
-                                    static_cast<uint32_t>(p.file.size()), 0});
+                                    static_cast<uint32_t>(p.file.size()),
+                                    static_cast<uint32_t>(p.etag.size())});
     st.text.append(p.file);
+    st.text.append(p.etag);
   }
   st.shards.push_back(r);
   return Status::Ok();
@@ -236,7 +240,7 @@ ShardRef ShardTable::ref(size_t i) const {
   if (r.flags & kHasPiece) {
     const PieceRecord& p = pieces_[r.piece];
     s.piece = PieceRef{text_.substr(p.text, p.name_bytes), p.file_bytes, p.offset, p.length,
-                       p.tail_bytes};
+                       p.tail_bytes, text_.substr(p.text + p.name_bytes, p.etag_bytes)};
   }
   return s;
 }
@@ -261,7 +265,8 @@ ShardEntry ShardTable::entry(size_t i) const {
   if (r.flags & kHasPiece) {
     const PieceRecord& p = pieces_[r.piece];
     e.piece = ShardEntry::FilePiece{std::string(text_.substr(p.text, p.name_bytes)), p.file_bytes,
-                                    p.offset, p.length, p.tail_bytes};
+                                    p.offset, p.length, p.tail_bytes,
+                                    std::string(text_.substr(p.text + p.name_bytes, p.etag_bytes))};
   }
   return e;
 }

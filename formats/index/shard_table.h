@@ -50,6 +50,7 @@ struct PieceRef {
   uint64_t offset = 0;
   uint64_t length = 0;
   uint64_t tail_bytes = 0;
+  std::string_view etag;
 };
 
 // The bytes ShardTable::FromIndexJson reads past the end of the text

@@ -142,7 +142,7 @@ Result<ShardTable> ShardTable::FromBytes(std::shared_ptr<const void> owner, std:
   }
   for (uint64_t p = 0; p < h.piece_count; ++p) {
     const PieceRecord& r = t.pieces_[p];
-    if (r.text > h.text_bytes || r.name_bytes > h.text_bytes - r.text ||
+    if (r.text > h.text_bytes || uint64_t{r.name_bytes} + r.etag_bytes > h.text_bytes - r.text ||
         !IsSafeBasename(t.text_.substr(r.text, r.name_bytes))) {
       return corrupt("piece " + std::to_string(p) + ": a record out of bounds or an unsafe name");
     }

@@ -76,7 +76,7 @@ struct PieceRecord {
   uint64_t length;
   uint64_t tail_bytes;
   uint32_t name_bytes;
-  uint32_t reserved;  // 0
+  uint32_t etag_bytes;  // its listed etag follows the name in the text
 };
 static_assert(sizeof(PieceRecord) == 48);
 

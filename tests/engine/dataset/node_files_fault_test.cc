@@ -4,7 +4,9 @@
 // (<local>/.sluice/parquet_footers). The dataset's Env (DatasetOptions::env)
 // is a FaultEnv that fails the file's write (a full disk) or its rename into
 // place; the remote is a folder (the stores' file store, through the same
-// Env: the HTTP test server answers no listing and no ranged read). Opening
+// Env: the HTTP test server answers no listing and no ranged read), named by
+// a file:// URL for a Parquet stream (a plain path on a local disk keeps no
+// footer store: KeepsParquetFooterStore). Opening
 // the dataset fails with the error naming the stream and the file, nothing
 // is left under the file's name and no temporary beside it, and the next
 // open, the fault gone, makes the file and reads every sample.
@@ -74,7 +76,8 @@ class NodeFilesFaultTest : public ::testing::TestWithParam<NodeFileKind> {
   }
 
   DatasetOptions Options(const std::string& local) {
-    DatasetOptions o = testing::OneStreamOptions(remote_.path(), local);
+    DatasetOptions o = testing::OneStreamOptions(
+        GetParam() == NodeFileKind::kListing ? remote_.path() : "file://" + remote_.path(), local);
     if (GetParam() == NodeFileKind::kListing) {
       o.streams[0].files.emplace();
     } else {
@@ -192,7 +195,7 @@ TEST(NodeFilesFooterStoreReadTest, AnIoErrorReadingTheStoreForAFetchIsTheConsume
   fs::copy_file(kParquetFixture, fs::path(remote.path()) / "a.parquet");
   FaultEnv env;
   auto options = [&](const std::string& cache, Env* e) {
-    DatasetOptions o = testing::OneStreamOptions(remote.path(), cache);
+    DatasetOptions o = testing::OneStreamOptions("file://" + remote.path(), cache);
     o.streams[0].parquet.emplace();
     o.env = e;
     o.peek_first_sample = false;

@@ -542,7 +542,9 @@ TEST(ParquetStream, ColumnsFetchOnlyTheirChunks) {
 }
 
 // The rows read through a remote: a plain folder path (ranged reads of the
-// files), each row group its own cache file.
+// files), each row group its own cache file ending with its file's footer,
+// read from the file again: the node keeps no footer store of a folder on
+// a local disk (KeepsParquetFooterStore).
 TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
   Twins t;
   ScratchDir cache;
@@ -558,16 +560,14 @@ TEST(ParquetStream, FolderRemoteFetchesEachRowGroupAsAPiece) {
   // Each group cached alone: the chunks' span and the footer tail.
   const std::string piece = JoinPath(cache.path(), RowGroupPieceName("part=b/c.parquet", 8, {}, TagOf(t.parquet.path(), "part=b/c.parquet")));
   ASSERT_TRUE(FileExists(piece));
-  auto footers = ParquetFooterStore::Open(
-      ParquetFooterStorePath(JoinPath(cache.path(), ".sluice")));
-  ASSERT_TRUE(footers.ok()) << footers.status().message();
-  EXPECT_EQ(footers->size(), 2u);
+  auto remote = OpenRemoteSource(t.parquet.path(), StoreOptions{});
+  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  ASSERT_TRUE((*remote)->OnLocalDisk());  // a scratch folder's file system
+  EXPECT_FALSE(FileExists(ParquetFooterStorePath(JoinPath(cache.path(), ".sluice"))));
+  EXPECT_TRUE(FileExists(JoinPath(cache.path(), ".sluice/parquet_index.bin")));
   auto fixture = ReadFile(kFixture);
   ASSERT_TRUE(fixture.ok());
-  auto held = footers->Find("a.parquet");
-  ASSERT_TRUE(held.ok()) << held.status().message();
-  const std::string tail(held->tail);
-  EXPECT_EQ(tail, fixture->substr(fixture->size() - tail.size()));
+  const std::string tail = fixture->substr(fixture->size() - (FixtureFooter().metadata_length + 8));
   auto piece_bytes = ReadFile(piece);
   ASSERT_TRUE(piece_bytes.ok());
   EXPECT_LT(piece_bytes->size(), fixture->size() / 2);
@@ -924,9 +924,20 @@ TEST(ParquetStream, HfDatasetFolderStreamsAsTheSameFilesDo) {
   for (const std::string& auth : hub.cdn_authorizations()) EXPECT_EQ(auth, "");
 }
 
+// The range of the footer tail of a copy of kFixture whose stat was
+// `listed`, in an error's words: "<open>first<sep>end<close>".
+std::string FooterRange(const struct stat& listed, const char* open, const char* sep,
+                        const char* close) {
+  const uint64_t size = static_cast<uint64_t>(listed.st_size);
+  const uint64_t first = size - (FixtureFooter().metadata_length + 8);
+  return open + std::to_string(first) + sep + std::to_string(size) + close;
+}
+
 // A file changed since the node listed it (its LocalFileTag: inode and
 // mtime) is named, with its row group, range and both tags, when a group is
-// fetched, after one read; one gone from a folder read in place is named too.
+// fetched, after one read (its footer's, read from the file again: a local
+// folder's node keeps no footer store); one gone from a folder read in
+// place is named too.
 TEST(ParquetStream, AChangedOrMissingFileIsNamedAtFetch) {
   Twins t;
   ScratchDir cache;
@@ -946,9 +957,11 @@ TEST(ParquetStream, AChangedOrMissingFileIsNamedAtFetch) {
   EXPECT_EQ(got.message(), "shard cache '" + cache.path() + "': fetching shard 17 "
                            "'" + RowGroupPieceName("part=b/c.parquet", 8, {},
                                                                        LocalFileTag(*listed)) +
-                           "': part=b/c.parquet: row group 8, bytes [7361, 7978) of " + c + ": " + c +
+                           "': part=b/c.parquet: row group 8, bytes " + FooterRange(*listed, "[", ", ", ")") +
+                           " of " + c + ": " + c +
                                ": changed since it was listed (ETag " + LocalFileTag(*now) +
-                               ", listed " + LocalFileTag(*listed) + "); bytes 7361..7978 not read");
+                               ", listed " + LocalFileTag(*listed) + "); bytes " +
+                               FooterRange(*listed, "", "..", "") + " not read");
   EXPECT_TRUE((*ds)->Get(0, &f).ok());  // the other file is whole
 
   ScratchDir folder;
@@ -1004,7 +1017,8 @@ TEST(ParquetStream, AFileOfAnotherSizeIsNamedAtFetchEvenWithItsTagKept) {
   EXPECT_EQ(got.code(), StatusCode::kCorrupt) << got.message();
   EXPECT_EQ(got.message(), "shard cache '" + cache.path() + "': fetching shard 17 '" +
                                RowGroupPieceName("part=b/c.parquet", 8, {}, LocalFileTag(*tag)) +
-                               "': part=b/c.parquet: row group 8, bytes [7361, 7978) of " + c +
+                               "': part=b/c.parquet: row group 8, bytes " +
+                               FooterRange(*tag, "[", ", ", ")") + " of " + c +
                                ": " + c + ": the object is " + std::to_string(listed + 100) +
                                " bytes, index.json says " + std::to_string(listed) +
                                " (the remote changed since it was indexed?)");
