@@ -13,9 +13,11 @@
 // the connections: a shuffled cold first row's 16 MB group through the
 // bench's proxy (15 ms to first byte, ~100 MB/s a connection) arrived in
 // 84-99 ms on two connections, in 42-57 ms on four (BENCHMARKS "first35w").
-// Not the guessed head: its four parts beside the footers made a cold
-// construction through the proxy slower (0.104 -> 0.147 s, in order, 15
-// rounds). Only the peek's piece pays the extra GETs (two for 16 MB);
+// Not the guessed head, kept as first35v measured it: cut in four, its
+// parts beside the footers made a loaded machine's cold construction
+// through the proxy slower in one run (0.104 -> 0.147 s, in order, 15
+// rounds; near the runs' spread there). Only the peek's piece pays the
+// extra GETs (two for 16 MB);
 // every other keeps the store's part size, and a pass's throughput is the
 // prefetcher's many pieces at once, not one piece's connections.
 //
