@@ -7,7 +7,7 @@ average beside each round.
         --library main=$WORK/libsluice-main.so.4 --library new=build/bindings/c/libsluice.so.4 \\
         [--rounds 5] [--resumes 3] [--row 500000] \\
         [--resume $WORK/big/pq-text-x5 --resume $WORK/big/pq-text-x5-mds] \\
-        [--cold $WORK/pq-bench --prefix pq-text-x5 [--proxy]] \\
+        [--cold $WORK/pq-bench --prefix pq-text-x5 [--proxy] [--shuffle]] \\
         [--warm $WORK/pq-bench --prefix pq-bin256k --warm-prefix pq-bin256k-mds]
 
 --resume FOLDER (repeatable): resume in place. An invocation opens
@@ -22,7 +22,10 @@ pq-text-x5; its MDS twin pq-text-x5-mds comes with `--libs sluice-mds`).
 parquet_stream_bench.py work folder (which uploaded the table), a new
 empty cache folder each run, with `--proxy` through delay_proxy.py (15 ms
 to first byte, 100 MB/s a connection) as well: construction to the first
-row, and construction alone.
+row, and construction alone. With --shuffle, the dataset is shuffled
+(shuffle=True, seed 17, as parquet_first_row_timeline.py --shuffle): its
+first row's group is known only once every footer is in. Every library's
+cold first row must be the same row (its digest), else the run stops.
 
 --warm WORK: the same first row of `s3://bench/PREFIX/` (and of each
 --warm-prefix) from a cache folder a whole untimed pass filled, one per
@@ -99,11 +102,12 @@ def child_expected(folder, row):
     print(json.dumps({'digest': digest(ds[row])}))
 
 
-def child_cold(remote, cache):
+def child_cold(remote, cache, shuffle):
     import time
     import sluice
     t0 = time.perf_counter()
-    ds = sluice.StreamingDataset(remote=remote, local=cache, batch_size=64, shuffle=False)
+    ds = sluice.StreamingDataset(remote=remote, local=cache, batch_size=64,
+                                 shuffle=shuffle == 'shuffle', shuffle_seed=17)
     t1 = time.perf_counter()
     callgrind(True)
     first = next(iter(ds))
@@ -160,7 +164,7 @@ def main():
         if mode == 'expected':
             return child_expected(rest[0], int(rest[1]))
         if mode == 'cold':
-            return child_cold(rest[0], rest[1])
+            return child_cold(rest[0], rest[1], rest[2])
         if mode == 'fill':
             return child_fill(rest[0], rest[1])
         raise SystemExit(f'no child mode {mode!r}')
@@ -173,12 +177,14 @@ def main():
     ap.add_argument('--cold', metavar='WORK')
     ap.add_argument('--prefix', default='pq-text-x5')
     ap.add_argument('--proxy', action='store_true', help='cold through delay_proxy.py too')
+    ap.add_argument('--shuffle', action='store_true', help='cold runs shuffled (seed 17)')
     ap.add_argument('--warm', metavar='WORK')
     ap.add_argument('--warm-prefix', action='append', default=[], metavar='PREFIX')
     args = ap.parse_args()
     results = {}  # (what, library) -> [seconds]
     loads = []
     expected = {}
+    cold_digests = {}  # source -> the cold first row's digest, every library's
     for folder in args.resume:
         for lib in args.library:
             expected[(folder, lib[0])] = run_child(lib, ['expected', folder, str(args.row)])['digest']
@@ -207,7 +213,8 @@ def main():
                     results.setdefault((f'resume {os.path.basename(folder)}', lib[0]), []).extend(got['times'])
                 for prefix in [args.prefix] + args.warm_prefix if args.warm else []:
                     env = sources[-1][1][0]
-                    got = run_child(lib, ['cold', f's3://bench/{prefix}/', warm[(lib[0], prefix)]], env)
+                    got = run_child(lib, ['cold', f's3://bench/{prefix}/', warm[(lib[0], prefix)],
+                                          'in-order'], env)
                     results.setdefault((f'warm first row, {prefix}', lib[0]), []).append(got['first'])
                     results.setdefault((f'warm construction, {prefix}', lib[0]), []).append(got['open'])
                 for source, (env, _) in sources:
@@ -215,9 +222,12 @@ def main():
                         continue
                     cache = tempfile.mkdtemp(prefix='pq-cold-')
                     try:
-                        got = run_child(lib, ['cold', f's3://bench/{args.prefix}/', cache], env)
+                        got = run_child(lib, ['cold', f's3://bench/{args.prefix}/', cache,
+                                              'shuffle' if args.shuffle else 'in-order'], env)
                     finally:
                         shutil.rmtree(cache, ignore_errors=True)
+                    if cold_digests.setdefault(source, got['digest']) != got['digest']:
+                        raise SystemExit(f'{lib[0]}: cold first row from {source} is another row')
                     results.setdefault((f'cold first row, {source}', lib[0]), []).append(got['first'])
                     results.setdefault((f'cold construction, {source}', lib[0]), []).append(got['open'])
             loads.append(load())

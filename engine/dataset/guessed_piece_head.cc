@@ -9,6 +9,7 @@
 
 #include "base/exception_status.h"
 #include "engine/dataset/fork_shared_bytes.h"
+#include "engine/dataset/piece_parts.h"
 
 namespace sluice {
 
@@ -46,11 +47,15 @@ GuessedPieceHead::GuessedPieceHead(RemoteSource& remote, std::string key, std::s
       file_(std::move(file)),
       version_(std::move(version)),
       pid_(getpid()) {
-  const uint64_t part = std::max<uint64_t>(1, remote_.PartSize());
-  for (uint64_t at = kFirstGroupOffset; spans_.size() < kParts && at < version_.size; at += part) {
-    spans_.push_back(DataSpan{at, std::min(part, version_.size - at)});
-  }
-  if (spans_.empty()) return;
+  // The parts of the first group's piece as ReadPiece cuts them where a
+  // guess serves it (PieceUse::kAhead), over the file's bytes past the
+  // magic: at most kParts.
+  if (version_.size <= kFirstGroupOffset) return;
+  const uint64_t part = PiecePartSize(remote_.PartSize(), PieceUse::kAhead);
+  spans_ = PieceParts(
+      {parquet::ByteRange{kFirstGroupOffset,
+                          std::min(version_.size - kFirstGroupOffset, kParts * part)}},
+      part);
   // Room for any piece of the file (its reads and its tail are bytes of
   // it), bounded: the listed size alone never sizes it.
   auto bytes = ShardBytes::Allocate(std::min(version_.size, kMaxRoomBytes),

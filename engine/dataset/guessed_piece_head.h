@@ -5,7 +5,8 @@
 //
 // The guess: writers put a file's first row group right after its 4-byte
 // magic, so the piece of its first row group (StreamShards::ReadPiece: its
-// column chunks, read in parts of the remote's PartSize()) most likely
+// column chunks, read in parts of the remote's PartSize() where a guess
+// serves it: PieceParts, PieceUse::kAhead) most likely
 // begins with the parts [4, 4 + PartSize()), [4 + PartSize(), ...). Up to
 // kParts of them are read (cut at the file's listed size) as that read
 // does (GetRangesOnlyOfVersionInto, of the version the listing named: its

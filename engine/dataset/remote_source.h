@@ -131,8 +131,8 @@ class RemoteSource {
   virtual std::vector<Result<uint64_t>> GetRangesOnlyOfVersionInto(
       const std::string& key, const std::vector<DataSpan>& spans, const ObjectVersion& version,
       char* into, std::stop_token stop = {});
-  // The size of the parts a long range is read in (StreamShards::ReadPiece:
-  // a Parquet row group's piece): the StoreOptions::part_size the source
+  // The size of the parts a long range is read in (a Parquet row group's
+  // piece: PiecePartSize's base): the StoreOptions::part_size the source
   // was opened with, as a whole object's download uses; the default here.
   virtual uint64_t PartSize() const { return StoreOptions{}.part_size; }
   // Whether the objects are files on a disk of this machine (a plain

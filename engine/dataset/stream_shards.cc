@@ -391,7 +391,7 @@ Result<uint64_t> StreamShards::Download(const std::string& basename, const std::
   return last.WithContext("downloading " + remote_->Describe() + "/" + key);
 }
 
-Result<ShardBytes> StreamShards::ReadPiece(const ShardEntry& entry,
+Result<ShardBytes> StreamShards::ReadPiece(const ShardEntry& entry, PieceUse use,
                                             std::chrono::nanoseconds* download,
                                             std::stop_token stop) {
   const ShardEntry::FilePiece& p = *entry.piece;
@@ -430,23 +430,16 @@ Result<ShardBytes> StreamShards::ReadPiece(const ShardEntry& entry,
                         std::to_string(parquet::BytesOfReads(reads)) + " bytes, the index " +
                         std::to_string(p.length));
   }
-  // Each read goes in parts of a shard download's part size, as many at
-  // once as a shard download's (GetRangesOnlyOfVersion), each on a
-  // connection of its own: a row group then downloads as fast as an MDS
-  // shard of its size, where one GET a read was held to one connection's
-  // rate.
-  const uint64_t part = std::max<uint64_t>(1, remote_->PartSize());
-  std::vector<DataSpan> spans;
+  // Each read in parts, all at once (engine/dataset/piece_parts.h): as a
+  // guessed head read beside the footers cut them, when one serves the
+  // piece; else finer for a piece a consumer waits on.
   std::vector<size_t> first_span;  // per read: its first span
-  for (const parquet::ByteRange& r : reads) {
-    first_span.push_back(spans.size());
-    uint64_t at = 0;
-    do {
-      spans.push_back(DataSpan{r.offset + at, std::min(part, r.size - at)});
-      at += part;
-    } while (at < r.size);
+  std::vector<DataSpan> spans =
+      PieceParts(reads, PiecePartSize(remote_->PartSize(), PieceUse::kAhead), &first_span);
+  std::unique_ptr<GuessedPieceHead> guess = GuessedPieceOf(p.file, listed, spans);
+  if (guess == nullptr && use == PieceUse::kWaitedOn) {
+    spans = PieceParts(reads, PiecePartSize(remote_->PartSize(), use), &first_span);
   }
-  first_span.push_back(spans.size());
   // Sized by the index's piece, which the footer's reads just matched;
   // the parts are received into it in place, never copied from their own
   // answers into a whole (that copy, its pages faulted fresh, was most of
@@ -455,7 +448,6 @@ Result<ShardBytes> StreamShards::ReadPiece(const ShardEntry& entry,
   // read beside the footers: then the piece is received into its buffer,
   // and only the spans past it are asked for here.
   const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<GuessedPieceHead> guess = GuessedPieceOf(p.file, listed, spans);
   char* room = guess ? guess->Take(p.length + tail.size(), stop) : nullptr;
   const size_t guessed = room ? GuessedSpansServing(guess->spans(), spans) : 0;
   ShardBytes piece;
@@ -533,7 +525,9 @@ std::unique_ptr<GuessedPieceHead> StreamShards::GuessedPieceOf(const std::string
 Status StreamShards::FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
                                 std::chrono::nanoseconds* download, std::stop_token stop,
                                 PieceRead* tell) {
-  Result<ShardBytes> read = ReadPiece(entry, download, std::move(stop));
+  // The peek's piece (told as soon as read) is the one its consumer waits on.
+  Result<ShardBytes> read = ReadPiece(
+      entry, tell != nullptr ? PieceUse::kWaitedOn : PieceUse::kAhead, download, std::move(stop));
   if (!read.ok()) {
     if (tell != nullptr) tell->set_value(read.status());
     return read.status();
@@ -714,7 +708,7 @@ Result<ShardBytes> StreamShards::Receive(const FileInfo& raw, const std::optiona
                                          std::chrono::nanoseconds* download,
                                          Publication* publish, std::string* etag) {
   if (entry.piece) {
-    return ReadPiece(entry, download, {});
+    return ReadPiece(entry, PieceUse::kAhead, download, {});
   }
   const bool packed = entry.compression && zip;
   const FileInfo& stored = packed ? *zip : raw;

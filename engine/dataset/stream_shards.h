@@ -5,8 +5,8 @@
 // Each shard file the readers need (raw_data, and raw_meta for JSONL/XSV) is
 // one cache entry named by its index basename (the row groups of a Parquet
 // file read in place share their file's entry; from a remote each group is
-// a piece of its own, ShardEntry::piece, fetched by ranged GETs of a
-// shard download's part size, all at once, with the node's stored footer
+// a piece of its own, ShardEntry::piece, fetched by ranged GETs of the
+// parts PieceParts cuts, all at once, with the node's stored footer
 // appended). Fetching one downloads the
 // stored file (zip_data/zip_meta when compressed, else the raw file) from the
 // remote, checks `validate_hash` when set (on the stored file, as Mosaic
@@ -73,6 +73,7 @@
 #include "engine/dataset/guessed_piece_head.h"
 #include "engine/dataset/opened_shard.h"
 #include "engine/dataset/parquet_footer_source.h"
+#include "engine/dataset/piece_parts.h"
 #include "engine/dataset/remote_source.h"
 #include "engine/dataset/sample_peek.h"
 #include "engine/dataset/shard_buffer_pool.h"
@@ -256,17 +257,19 @@ class StreamShards {
                         const ShardEntry& entry, const std::string& tmp_path,
                         std::chrono::nanoseconds* download);
   using PieceRead = std::promise<Result<std::shared_ptr<const ShardBytes>>>;
-  // A Parquet row group's piece (ShardEntry::piece): its column chunks (a
-  // ranged GET per StoreOptions::part_size of each, all at once), then the
-  // file's footer tail from the node's footer store, into the cache's
-  // temporary in page-cache blocks. `tell` (may be null): given the bytes (or
-  // the read's error) as soon as they are read, before they are written.
+  // A Parquet row group's piece (ShardEntry::piece): its column chunks (in
+  // ranged parts, all at once: PieceParts), then the file's footer tail
+  // from the node's footer store, into the cache's temporary in page-cache
+  // blocks. `tell` (may be null; the peek's, whose consumer waits on the
+  // piece: PieceUse::kWaitedOn): given the bytes (or the read's error) as
+  // soon as they are read, before they are written.
   Status FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
                     std::chrono::nanoseconds* download, std::stop_token stop, PieceRead* tell);
   // The piece's bytes as FetchPiece stores them (chunk reads, then the
-  // tail), in memory; `stop` ends a read in flight (kCancelled).
-  Result<ShardBytes> ReadPiece(const ShardEntry& entry, std::chrono::nanoseconds* download,
-                               std::stop_token stop);
+  // tail), in memory, read in the parts PieceParts cuts for `use`; `stop`
+  // ends a read in flight (kCancelled).
+  Result<ShardBytes> ReadPiece(const ShardEntry& entry, PieceUse use,
+                               std::chrono::nanoseconds* download, std::stop_token stop);
   // The guessed head of the stream's first Parquet file, moved out, when
   // its spans begin the piece of `file` (of the `listed` version) read in
   // `spans`; else null (kept for another piece).

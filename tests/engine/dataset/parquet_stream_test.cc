@@ -2220,3 +2220,144 @@ TEST(ParquetStream, AGuessedHeadLeavesABadFootersErrorAsItWas) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// "bytes=A-B" lines of `read` cut into parts of `part` bytes, as the
+// proxy logs a piece's GETs of a.parquet (sorted: the parts go at once).
+std::vector<std::string> PartRequests(const parquet::ByteRange& read, uint64_t part) {
+  std::vector<std::string> lines;
+  for (uint64_t at = 0; at < read.size; at += part) {
+    lines.push_back("GET /bkt/table/a.parquet HTTP/1.1 bytes=" + std::to_string(read.offset + at) +
+                    "-" + std::to_string(read.offset + std::min(read.size, at + part) - 1));
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+// The row group a consumer waits on (the first row's peek) is read in parts
+// of half the remote's part size, on twice the connections, unless the
+// guessed head read beside the footers serves it: then in that head's
+// parts, of the part size (the group is never asked again); a row group
+// read ahead (a shard's open) in parts of the part size. Exact Ranges on
+// the wire, step by step; the peeked rows and the opened groups' rows the
+// file's own.
+TEST(ParquetStreamMultiProcess, S3rverPeekedGroupComesInHalfPartsUnlessGuessedAGroupReadAheadInWholeParts) {
+  std::string why = testing::NodeServersUnavailableReason();
+  if (!why.empty()) GTEST_SKIP() << why;
+  ScratchDir table, cache;
+  fs::copy_file(kFixture, fs::path(table.path()) / "a.parquet");
+  ProxiedS3rverTable s3;
+  ASSERT_NO_FATAL_FAILURE(s3.Start(table.path()));
+  const parquet::FileFooter footer = FixtureFooter();
+  std::vector<size_t> fields;
+  for (size_t f = 0; f < footer.schema.fields.size(); ++f) fields.push_back(f);
+  std::vector<parquet::ByteRange> group;  // each row group's one read
+  for (size_t g = 0; g < footer.chunk_ranges.size(); ++g) {
+    const std::vector<parquet::ByteRange> reads = parquet::ChunkReads(footer, g, fields);
+    ASSERT_EQ(reads.size(), 1u);
+    group.push_back(reads[0]);
+  }
+  ASSERT_EQ(group[0].offset, 4u);
+  ASSERT_GE(group.size(), 6u);
+  // A part of two thirds of the smallest group: every group in at least 2
+  // parts read ahead, in at least 3 waited on.
+  uint64_t smallest = UINT64_MAX;
+  for (const auto& r : group) smallest = std::min(smallest, r.size);
+  const uint64_t part = 2 * (smallest / 3), half = part / 2;
+  ASSERT_GE(half, 16u);
+
+  StreamOptions stream = ParquetOptions(cache.path(), "s3://bkt/table").streams[0];
+  stream.parquet.emplace();
+  StoreOptions store;
+  store.part_size = part;
+  auto remote = OpenRemoteSource(stream.remote, store);
+  ASSERT_TRUE(remote.ok()) << remote.status().ToString();
+  std::shared_ptr<RemoteSource> shared_remote = std::move(*remote);
+  auto index = LoadStreamIndex(stream, shared_remote.get(), std::chrono::seconds(20));
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  auto shared_index = std::make_shared<const ShardTable>(std::move(*index));
+  auto shards = StreamShards::Open(stream, shared_index, shared_remote, std::nullopt,
+                                   std::chrono::seconds(20));
+  ASSERT_TRUE(shards.ok()) << shards.status().ToString();
+  auto whole = StreamingDataset::Open(ParquetOptions(table.path()));
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  std::vector<uint64_t> first_row = {0};  // each row group's first row's id
+  for (const auto& g : footer.meta.row_groups) {
+    first_row.push_back(first_row.back() + static_cast<uint64_t>(g.num_rows));
+  }
+  const uint64_t size = fs::file_size(kFixture);
+  auto requests_since = [&](size_t from) {
+    std::vector<std::string> lines = s3.proxy->RequestsWithRanges();
+    lines.erase(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(from));
+    std::sort(lines.begin(), lines.end());
+    return lines;
+  };
+  auto expect_rows = [&](size_t shard, const SampleFields& row, uint32_t i) {
+    ASSERT_EQ(shared_index->entry(shard).row_group.value_or(99), shard);
+    SampleFields w;
+    ASSERT_TRUE((*whole)->Get(first_row[shard] + i, &w).ok());
+    EXPECT_EQ(row.fields, w.fields) << shard << " " << i;
+  };
+
+  // The guess (of the version listed, as the index's): two parts of the
+  // part size from byte 4, asked at once.
+  auto listed = shared_remote->List("");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 1u);
+  ASSERT_EQ(listed->at(0).size, size);
+  size_t before = s3.proxy->RequestsWithRanges().size();
+  (*shards)->KeepGuessedPieceHead(std::make_unique<GuessedPieceHead>(
+      *shared_remote, RemoteKey(stream, "a.parquet"), "a.parquet",
+      ObjectVersion(listed->at(0).etag, size)));
+  // Row group 0 peeked: its parts are the guess's, then those past them,
+  // all of the part size.
+  auto peeked = (*shards)->PeekSample(0, 0);
+  ASSERT_TRUE(peeked.ok()) << peeked.status().ToString();
+  const uint64_t past = GuessedPieceHead::kParts * part;
+  ASSERT_GT(group[0].size, past);
+  std::vector<std::string> expected = PartRequests(parquet::ByteRange{4, past}, part);
+  for (const std::string& l :
+       PartRequests(parquet::ByteRange{4 + past, group[0].size - past}, part)) {
+    expected.push_back(l);
+  }
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(requests_since(before), expected);
+  SampleFields peeked_row;
+  peeked_row.fields = peeked->fields;
+  expect_rows(0, peeked_row, 0);
+  auto opened = (*shards)->OpenShard(0, fields.size());
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  (*shards)->PeekDone(0);
+  EXPECT_EQ(requests_since(before), expected);  // the peek's bytes are the shard's
+
+  // Row group 3 peeked, no guess left: in parts of half the part size.
+  before = s3.proxy->RequestsWithRanges().size();
+  peeked = (*shards)->PeekSample(3, 1);
+  ASSERT_TRUE(peeked.ok()) << peeked.status().ToString();
+  peeked_row.fields = peeked->fields;
+  expect_rows(3, peeked_row, 1);
+  EXPECT_EQ(requests_since(before), PartRequests(group[3], half));
+  opened = (*shards)->OpenShard(3, fields.size());
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  (*shards)->PeekDone(3);
+  EXPECT_EQ(requests_since(before), PartRequests(group[3], half));
+
+  // Row group 5 opened, not peeked: read ahead, in parts of the part size.
+  before = s3.proxy->RequestsWithRanges().size();
+  opened = (*shards)->OpenShard(5, fields.size());
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_EQ(requests_since(before), PartRequests(group[5], part));
+  ASSERT_GE(PartRequests(group[5], part).size(), 2u);
+  ASSERT_GE(PartRequests(group[3], half).size(), 3u);
+  const uint64_t rows5 = first_row[6] - first_row[5];
+  for (uint32_t i = 0; i < rows5; ++i) {
+    SampleFields row;
+    ASSERT_TRUE((*opened)->Read(i, shared_index->entry(5).column_names, &row).ok());
+    expect_rows(5, row, i);
+  }
+}
+
+}  // namespace
+}  // namespace sluice
