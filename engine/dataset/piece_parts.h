@@ -17,9 +17,9 @@
 // parts beside the footers made a loaded machine's cold construction
 // through the proxy slower in one run (0.104 -> 0.147 s, in order, 15
 // rounds; near the runs' spread there). Only the peek's piece pays the
-// extra GETs (two for 16 MB);
-// every other keeps the store's part size, and a pass's throughput is the
-// prefetcher's many pieces at once, not one piece's connections.
+// extra GETs (two for 16 MB); every other keeps the store's part size, and
+// a pass's throughput is the prefetcher's many pieces at once, not one
+// piece's connections.
 //
 // Pure functions; thread-safe.
 #pragma once

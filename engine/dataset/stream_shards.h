@@ -259,8 +259,8 @@ class StreamShards {
   using PieceRead = std::promise<Result<std::shared_ptr<const ShardBytes>>>;
   // A Parquet row group's piece (ShardEntry::piece): its column chunks (in
   // ranged parts, all at once: PieceParts), then the file's footer tail
-  // from the node's footer store, into the cache's temporary in page-cache
-  // blocks. `tell` (may be null; the peek's, whose consumer waits on the
+  // (ParquetFooterSource: the node's footer store, or the file), into the
+  // cache's temporary in page-cache blocks. `tell` (may be null; the peek's, whose consumer waits on the
   // piece: PieceUse::kWaitedOn): given the bytes (or the read's error) as
   // soon as they are read, before they are written.
   Status FetchPiece(const ShardEntry& entry, const std::string& tmp_path,
