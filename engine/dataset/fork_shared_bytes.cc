@@ -1,6 +1,7 @@
 #include "engine/dataset/fork_shared_bytes.h"
 
 #include <linux/futex.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <mutex>
 #include <new>
 
 namespace sluice {
@@ -32,6 +34,38 @@ size_t PageBytes() { return static_cast<size_t>(::sysconf(_SC_PAGESIZE)); }
 size_t PagesOf(uint64_t bytes) { return (bytes + PageBytes() - 1) / PageBytes(); }
 
 }  // namespace
+
+// Every owner's mapping of this process with a fork hook, run before each
+// fork (the hooks of another process's mappings, copied by a fork, never
+// run: their locks may have been copied held).
+struct ForkSharedBytesForks {
+  std::mutex mu;
+  std::vector<ForkSharedBytes*> owned;
+
+  static ForkSharedBytesForks& Get() {
+    static ForkSharedBytesForks* forks = [] {
+      auto* f = new ForkSharedBytesForks();  // never destroyed: handlers may run at any time
+      ::pthread_atfork(Prepare, Unlock, Unlock);
+      return f;
+    }();
+    return *forks;
+  }
+  static void Prepare() {
+    ForkSharedBytesForks& f = Get();
+    f.mu.lock();
+    const pid_t me = getpid();
+    for (ForkSharedBytes* shared : f.owned) {
+      if (shared->owner_ != me) continue;
+      shared->forked_.store(true, std::memory_order_release);
+      try {
+        shared->before_fork_();
+      } catch (...) {
+        // A hook that failed only leaves its bytes unpublished.
+      }
+    }
+  }
+  static void Unlock() { Get().mu.unlock(); }
+};
 
 // `state` leaves kRunning once, after `count`, `sizes` and the bytes are
 // written; it leaves kBytes (for kClaimed) at most once.
@@ -60,7 +94,24 @@ ForkSharedBytes::ForkSharedBytes(Header* header, uint64_t capacity, size_t bytes
     : header_(header), capacity_(capacity), bytes_at_(bytes_at), mapped_(mapped),
       owner_(getpid()) {}
 
-ForkSharedBytes::~ForkSharedBytes() { ::munmap(header_, mapped_); }
+ForkSharedBytes::~ForkSharedBytes() {
+  if (before_fork_) {
+    ForkSharedBytesForks& f = ForkSharedBytesForks::Get();
+    std::lock_guard<std::mutex> lock(f.mu);
+    std::erase(f.owned, this);
+  }
+  ::munmap(header_, mapped_);
+}
+
+void ForkSharedBytes::OnFork(std::function<void()> before) {
+  ForkSharedBytesForks& f = ForkSharedBytesForks::Get();
+  std::lock_guard<std::mutex> lock(f.mu);
+  if (!before_fork_ && before) f.owned.push_back(this);
+  if (before_fork_ && !before) std::erase(f.owned, this);
+  before_fork_ = std::move(before);
+}
+
+bool ForkSharedBytes::Forked() const { return forked_.load(std::memory_order_acquire); }
 
 char* ForkSharedBytes::bytes() const { return reinterpret_cast<char*>(header_) + bytes_at_; }
 

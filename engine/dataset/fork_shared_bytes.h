@@ -26,6 +26,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -71,6 +72,18 @@ class ForkSharedBytes {
   // none before Publish and after a Claim.
   uint64_t ResidentPages() const;
 
+  // The owner's: `before` runs in the owner process just before each of
+  // its forks (pthread_atfork's prepare, on the forking thread), from the
+  // first fork after this call until the destructor: an owner that
+  // publishes only once a child may come (Forked) publishes there what it
+  // holds. It must not fork or throw; it runs with the forks' registry
+  // held (it must not call OnFork, nor destroy any ForkSharedBytes).
+  // An empty `before` ends the hook (the caller's state it uses may go).
+  void OnFork(std::function<void()> before);
+  // The owner's: whether it has forked since Map (set before `before`
+  // runs).
+  bool Forked() const;
+
  private:
   struct Header;  // the word and the pieces' sizes (fork_shared_bytes.cc)
   ForkSharedBytes(Header* header, uint64_t capacity, size_t bytes_at, size_t mapped);
@@ -79,6 +92,9 @@ class ForkSharedBytes {
   Pieces PiecesPublished() const;
   char* bytes() const;
 
+  friend struct ForkSharedBytesForks;  // the forks' registry (fork_shared_bytes.cc)
+  std::function<void()> before_fork_;
+  std::atomic<bool> forked_{false};
   Header* const header_;
   const uint64_t capacity_;
   const size_t bytes_at_;  // a page boundary: the bytes' pages are given back alone

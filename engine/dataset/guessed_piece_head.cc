@@ -64,6 +64,18 @@ GuessedPieceHead::GuessedPieceHead(RemoteSource& remote, std::string key, std::s
   uint64_t guessed = 0;
   for (const DataSpan& span : spans_) guessed += span.length;
   shared_ = ForkSharedBytes::Map(guessed);
+  // Published for children only once one may come: a process that never
+  // forks takes its own bytes without copying them twice.
+  if (shared_ != nullptr) {
+    try {
+      shared_->OnFork([this] {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (AllRead()) PublishOnceRead();
+      });
+    } catch (...) {
+      shared_->PublishNothing();
+    }
+  }
   // All in place before any thread starts: each reads its own.
   for (size_t i = 0; i < spans_.size(); ++i) reads_.push_back(std::make_unique<SpanRead>());
   char* into = bytes_.Room();
@@ -74,7 +86,7 @@ GuessedPieceHead::GuessedPieceHead(RemoteSource& remote, std::string key, std::s
       std::lock_guard<std::mutex> lock(mu_);
       reads_[i]->got = StatusFromException(std::current_exception(), "starting a guessed read");
       reads_[i]->done = true;
-      if (AllRead()) PublishOnceRead();
+      if (AllRead() && shared_ != nullptr && shared_->Forked()) PublishOnceRead();
     }
     into += spans_[i].length;
   }
@@ -83,7 +95,7 @@ GuessedPieceHead::GuessedPieceHead(RemoteSource& remote, std::string key, std::s
 void GuessedPieceHead::PublishOnceRead() {
   // Taken by a piece of this process: they are its (it may be writing past
   // them); nothing was published (Take).
-  if (taken_ || shared_ == nullptr) return;
+  if (taken_ || published_ || shared_ == nullptr) return;
   // A failed read: the buffer stays for this process's piece, which reads
   // the failed part again into it; a child reads the piece itself.
   for (const auto& read : reads_) {
@@ -127,7 +139,8 @@ void GuessedPieceHead::ReadSpan(size_t i, char* into) {
   read.got = std::move(got);
   read.done = true;
   cv_.notify_all();
-  if (AllRead()) PublishOnceRead();
+  // A child may be waiting already; else the next fork publishes.
+  if (AllRead() && shared_ != nullptr && shared_->Forked()) PublishOnceRead();
 }
 
 GuessedPieceHead::~GuessedPieceHead() {
@@ -141,8 +154,12 @@ GuessedPieceHead::~GuessedPieceHead() {
     for (auto& read : reads_) {
       if (read->thread.joinable()) read->thread.join();
     }
-    // Children still waiting learn there is nothing to come.
-    if (shared_ != nullptr) shared_->PublishNothing();
+    // Children still waiting learn there is nothing to come; no fork
+    // runs the hook on what goes now.
+    if (shared_ != nullptr) {
+      shared_->PublishNothing();
+      shared_->OnFork(nullptr);
+    }
   }
 }
 

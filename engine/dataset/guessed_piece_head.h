@@ -23,18 +23,21 @@
 // end in its last guessed part (up to one part) are wasted.
 //
 // Fork: a DataLoader's parent opens the dataset (and starts the reads) and
-// its forked workers read. When the reads have all ended well and no
-// piece of the process took the buffer, the last read's thread publishes
-// the bytes (ForkSharedBytes: an anonymous MAP_SHARED mapping made before
-// any fork; one 16 MiB copy) and frees the buffer: a parent that never
-// reads holds no thread and no private copy after its reads, only the
-// published bytes, until one process takes them (Take: the parent's own
-// first piece, or a forked child's) and gives their memory back, or this
-// goes. The taker copies them into a buffer of its own (16 MiB, against a
-// second GET of them). A child stops waiting when the parent publishes
-// nothing (its own piece took the bytes, a read failed), another process
-// took them, or the parent process is gone: then it reads the piece
-// itself.
+// its forked workers read. Once the reads have all ended well, the process
+// has forked (ForkSharedBytes::OnFork: at the fork, or as the last read
+// ends after one), and no piece of the process took the buffer, the bytes
+// are published (ForkSharedBytes: an anonymous MAP_SHARED mapping made
+// before any fork; one 16 MiB copy) and the buffer is freed. No thread
+// waits for a child: a DataLoader parent that never reads holds no thread
+// once its reads end, and no private copy once it has forked its workers,
+// only the published bytes, until one process takes them (Take: a forked
+// child's first piece, or the parent's) and gives their memory back, or
+// this goes. The taker copies them into a buffer of its own (16 MiB,
+// against a second GET of them). A process that never forks takes its
+// own buffer, copied nowhere. A child stops waiting when the parent
+// publishes nothing (its own piece took the bytes, a read failed), another
+// process took them, or the parent process is gone: then it reads the
+// piece itself.
 //
 // Thread safety: one caller at a time; each span is read on a thread of
 // its own (as a piece's parts go, each on a connection of its own), which
@@ -123,8 +126,9 @@ class GuessedPieceHead {
   };
   class Progress;  // a span's IntoProgress (guessed_piece_head.cc)
   void ReadSpan(size_t i, char* into);  // a span's thread's body
-  // Under mu_, by the last read to end: the bytes published (and the
-  // buffer freed) unless a piece took them or a read failed.
+  // Under mu_, once every read has ended and the process has forked: the
+  // bytes published (and the buffer freed) unless a piece took them or a
+  // read failed.
   void PublishOnceRead();
   bool AllRead() const;  // under mu_
   char* TakePublished(uint64_t needed, std::stop_token stop);

@@ -130,6 +130,35 @@ TEST(ForkSharedBytes, TheOwnerClaimsWhatItPublished) {
   EXPECT_EQ(ForkSharedClaimExit(*none, std::nullopt), 0);
 }
 
+// The owner's fork hook runs just before each of its forks (here it
+// publishes, so the child forked gets the bytes), not before one in a
+// child of its, and not once it is ended.
+TEST(ForkSharedBytes, TheOwnersForkHookPublishesBeforeItsFork) {
+  auto shared = ForkSharedBytes::Map(8);
+  ASSERT_NE(shared, nullptr);
+  int runs = 0;
+  shared->OnFork([&] {
+    ++runs;
+    shared->Publish({"forked"});
+  });
+  EXPECT_FALSE(shared->Forked());
+  EXPECT_EQ(runs, 0);
+  const pid_t child = Fork([&] {
+    // A fork of the child's own runs no hook of the owner's.
+    const pid_t grandchild = Fork([] { return 0; });
+    return grandchild > 0 && WaitExit(grandchild) == 0 && runs == 1 ? ForkSharedAwaitExit(*shared, ForkPieces{"forked"}) : 1;
+  });
+  ASSERT_GT(child, 0);
+  EXPECT_EQ(WaitExit(child), 0);
+  EXPECT_TRUE(shared->Forked());
+  EXPECT_EQ(runs, 1);
+  shared->OnFork(nullptr);
+  const pid_t after = Fork([] { return 0; });
+  ASSERT_GT(after, 0);
+  EXPECT_EQ(WaitExit(after), 0);
+  EXPECT_EQ(runs, 1);
+}
+
 TEST(ForkSharedBytes, AStopEndsTheWaitWithNothing) {
   auto shared = ForkSharedBytes::Map(1);
   ASSERT_NE(shared, nullptr);

@@ -233,11 +233,11 @@ TEST_F(GuessedPieceHeadHeld, ItsOnlyThreadsAreItsReadsAndTheyEndWithThem) {
                                      << " before the guess";
 }
 
-// The reads ended, no piece took the bytes: published as they ended,
-// whoever asks later. A child forked after gets them, exact; then no
-// process does (their memory given back): neither the parent nor a second
-// child.
-TEST_F(GuessedPieceHeadHeld, TheBytesArePublishedAsTheReadsEndAndTakenOnceByAChild) {
+// The reads ended, no piece took the bytes: published at the next fork,
+// whoever asks later. The child forked then gets them, exact; then no
+// process does (their memory given back): neither a second child nor the
+// parent.
+TEST_F(GuessedPieceHeadHeld, TheBytesArePublishedAtAForkAfterTheReadsAndTakenOnce) {
   const size_t before = ThreadsOfThisProcess();
   GuessedPieceHead head(*held_, "a.parquet", "a.parquet", ObjectVersion("", bytes_.size()));
   held_->Release();
@@ -248,6 +248,17 @@ TEST_F(GuessedPieceHeadHeld, TheBytesArePublishedAsTheReadsEndAndTakenOnceByAChi
   const pid_t second = Fork([&] { return TakeExit(head, bytes_); });
   ASSERT_GT(second, 0);
   EXPECT_EQ(ExitOrHang(second), 1);
+  EXPECT_EQ(head.Take(2000), nullptr);
+}
+
+// A child forked while the reads are held waits for them: the last read's
+// end publishes the bytes (no thread of the parent's waits for a child).
+TEST_F(GuessedPieceHeadHeld, AChildForkedBeforeTheReadsEndGetsTheBytesAsTheyEnd) {
+  GuessedPieceHead head(*held_, "a.parquet", "a.parquet", ObjectVersion("", bytes_.size()));
+  const pid_t child = Fork([&] { return TakeExit(head, bytes_); });
+  ASSERT_GT(child, 0);
+  held_->Release();
+  EXPECT_EQ(ExitOrHang(child), 0);
   EXPECT_EQ(head.Take(2000), nullptr);
 }
 
