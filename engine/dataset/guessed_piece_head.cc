@@ -1,5 +1,6 @@
 #include "engine/dataset/guessed_piece_head.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -115,6 +116,13 @@ void GuessedPieceHead::PublishOnceRead() {
     // takes the published bytes too).
     if (shared_->Publish(pieces)) {
       published_ = true;
+      // Its pages given back to the kernel: freed, the buffer would keep
+      // them mapped among the process's recycled buffers.
+      const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+      const uintptr_t begin =
+          (reinterpret_cast<uintptr_t>(bytes_.Room()) + page - 1) / page * page;
+      const uintptr_t end = reinterpret_cast<uintptr_t>(from) / page * page;
+      if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
       bytes_ = ShardBytes();
     }
   } catch (...) {
