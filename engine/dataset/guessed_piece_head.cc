@@ -1,5 +1,6 @@
 #include "engine/dataset/guessed_piece_head.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -69,6 +70,18 @@ GuessedPieceHead::GuessedPieceHead(RemoteSource& remote, std::string key, std::s
   uint64_t guessed = 0;
   for (const DataSpan& span : spans_) guessed += span.length;
   shared_ = ForkSharedBytes::Map(guessed);
+  // Published for children only once one may come: a process that never
+  // forks takes its own bytes without copying them twice.
+  if (shared_ != nullptr) {
+    try {
+      shared_->OnFork([this] {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (AllRead()) PublishOnceRead();
+      });
+    } catch (...) {
+      shared_->PublishNothing();
+    }
+  }
   // All in place before any thread starts: each reads its own.
   for (size_t i = 0; i < spans_.size(); ++i) reads_.push_back(std::make_unique<SpanRead>());
   char* into = bytes_.Room();
@@ -79,46 +92,47 @@ GuessedPieceHead::GuessedPieceHead(RemoteSource& remote, std::string key, std::s
       std::lock_guard<std::mutex> lock(mu_);
       reads_[i]->got = StatusFromException(std::current_exception(), "starting a guessed read");
       reads_[i]->done = true;
+      if (AllRead() && shared_ != nullptr && shared_->Forked()) PublishOnceRead();
     }
     into += spans_[i].length;
   }
-  if (shared_ != nullptr) {
-    try {
-      publisher_ = std::thread([this] { Publish(); });
-    } catch (...) {
-      shared_->PublishNothing();
-    }
-  }
 }
 
-void GuessedPieceHead::Publish() {
-  // Until a child wants the bytes, or this goes (the destructor then
-  // tells the children).
-  if (!shared_->AwaitWanted()) return;
-  bool published = false;
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] {
-      return std::all_of(reads_.begin(), reads_.end(), [](const auto& r) { return r->done; });
-    });
-    // A piece of this process took them: they are its (it may be writing
-    // past them), none are published.
-    if (!taken_) {
-      taken_ = true;
-      std::vector<std::string_view> pieces;
-      const char* from = bytes_.Room();
-      for (size_t i = 0; i < reads_.size(); ++i) {
-        pieces.emplace_back(from, std::min(reads_[i]->received, spans_[i].length));
-        from += spans_[i].length;
-      }
-      published = shared_->Publish(pieces);
+void GuessedPieceHead::PublishOnceRead() {
+  // Taken by a piece of this process: they are its (it may be writing past
+  // them); nothing was published (Take).
+  if (taken_ || published_ || shared_ == nullptr) return;
+  // A failed read: the buffer stays for this process's piece, which reads
+  // the failed part again into it; a child reads the piece itself.
+  for (const auto& read : reads_) {
+    if (!read->got.ok()) {
+      shared_->PublishNothing();
+      return;
     }
   }
-  if (!published) shared_->PublishNothing();
-  // Copied: this process's own buffer is not needed any more.
-  if (published) {
-    std::lock_guard<std::mutex> lock(mu_);
-    bytes_ = ShardBytes();
+  try {
+    std::vector<std::string_view> pieces;
+    const char* from = bytes_.Room();
+    for (size_t i = 0; i < reads_.size(); ++i) {
+      pieces.emplace_back(from, std::min(reads_[i]->received, spans_[i].length));
+      from += spans_[i].length;
+    }
+    // Copied: this process's own buffer is not needed any more (its piece
+    // takes the published bytes too).
+    if (shared_->Publish(pieces)) {
+      published_ = true;
+      // Its pages given back to the kernel: freed, the buffer would keep
+      // them mapped among the process's recycled buffers.
+      const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+      const uintptr_t begin =
+          (reinterpret_cast<uintptr_t>(bytes_.Room()) + page - 1) / page * page;
+      const uintptr_t end = reinterpret_cast<uintptr_t>(from) / page * page;
+      if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+      bytes_ = ShardBytes();
+    }
+  } catch (...) {
+    // Only the guess is lost: the buffer stays this process's.
+    shared_->PublishNothing();
   }
 }
 
@@ -138,6 +152,8 @@ void GuessedPieceHead::ReadSpan(size_t i, char* into) {
   read.got = std::move(got);
   read.done = true;
   cv_.notify_all();
+  // A child may be waiting already; else the next fork publishes.
+  if (AllRead() && shared_ != nullptr && shared_->Forked()) PublishOnceRead();
 }
 
 GuessedPieceHead::~GuessedPieceHead() {
@@ -145,60 +161,77 @@ GuessedPieceHead::~GuessedPieceHead() {
     // A forked child: the threads are the parent's; their handles are left
     // as they are, and so is the buffer they write into.
     for (auto& read : reads_) new std::thread(std::move(read->thread));
-    new std::thread(std::move(publisher_));
-    new ShardBytes(std::move(bytes_));
+    if (claimed_.empty()) new ShardBytes(std::move(bytes_));
   } else {
     for (auto& read : reads_) read->stop.request_stop();
     for (auto& read : reads_) {
       if (read->thread.joinable()) read->thread.join();
     }
-    if (shared_ != nullptr) shared_->StopAwaitingWanted();
-    if (publisher_.joinable()) publisher_.join();
-    // Children still waiting learn there is nothing to come.
-    if (shared_ != nullptr) shared_->PublishNothing();
+    // Children still waiting learn there is nothing to come; no fork
+    // runs the hook on what goes now.
+    if (shared_ != nullptr) {
+      shared_->PublishNothing();
+      shared_->OnFork(nullptr);
+    }
   }
+}
+
+bool GuessedPieceHead::AllRead() const {
+  return std::all_of(reads_.begin(), reads_.end(), [](const auto& r) { return r->done; });
 }
 
 char* GuessedPieceHead::Take(uint64_t needed, std::stop_token stop) {
-  if (getpid() != pid_) return TakeFromParent(needed, std::move(stop));
-  std::lock_guard<std::mutex> lock(mu_);
-  if (taken_ || spans_.empty() || bytes_.room() < needed) return nullptr;
-  taken_ = true;
-  return bytes_.Room();
+  if (getpid() != pid_) return TakePublished(needed, std::move(stop));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (taken_ || spans_.empty()) return nullptr;
+    if (!published_) {
+      if (bytes_.room() < needed) return nullptr;
+      taken_ = true;
+      // The bytes are this piece's: children need not wait for the reads.
+      if (shared_ != nullptr) shared_->PublishNothing();
+      return bytes_.Room();
+    }
+  }
+  // Published: the reads have ended, and no thread but the caller's uses
+  // the rest.
+  return TakePublished(needed, std::move(stop));
 }
 
-char* GuessedPieceHead::TakeFromParent(uint64_t needed, std::stop_token stop) {
+char* GuessedPieceHead::TakePublished(uint64_t needed, std::stop_token stop) {
   // mu_ is not used here: a fork may have copied it locked by the
-  // parent's threads, which the child does not have.
-  if (shared_ == nullptr || taken_ || spans_.empty()) return nullptr;
+  // parent's threads, which a child does not have.
+  const uint64_t room = std::min(version_.size, kMaxRoomBytes);
+  if (shared_ == nullptr || taken_ || spans_.empty() || room < needed) return nullptr;
   taken_ = true;
-  shared_->Want();
-  std::optional<std::vector<std::string_view>> pieces = shared_->Await(std::move(stop));
-  if (!pieces || pieces->size() != spans_.size()) return nullptr;
-  // A buffer of this process's own: the one copied at the fork is the
-  // parent's, partly written.
-  new ShardBytes(std::move(bytes_));
-  auto bytes = ShardBytes::Allocate(std::min(version_.size, kMaxRoomBytes),
-                                    file_ + " (the parent's guessed head)");
-  if (!bytes.ok() || bytes->room() < needed) return nullptr;
-  bytes_ = std::move(*bytes);
-  char* to = bytes_.Room();
-  for (size_t i = 0; i < spans_.size(); ++i) {
-    std::memcpy(to, (*pieces)[i].data(), (*pieces)[i].size());
-    from_parent_.push_back((*pieces)[i].size());
-    to += spans_[i].length;
-  }
-  return bytes_.Room();
+  // In a child, the buffer copied at the fork is the parent's, maybe
+  // being written: left alone.
+  if (getpid() != pid_) new ShardBytes(std::move(bytes_));
+  shared_->Claim(
+      [&](const ForkSharedBytes::Pieces& pieces) {
+        if (pieces.size() != spans_.size()) return;
+        auto bytes = ShardBytes::Allocate(room, file_ + " (the published guessed head)");
+        if (!bytes.ok()) return;
+        bytes_ = std::move(*bytes);
+        char* to = bytes_.Room();
+        for (size_t i = 0; i < spans_.size(); ++i) {
+          std::memcpy(to, pieces[i].data(), pieces[i].size());
+          claimed_.push_back(pieces[i].size());
+          to += spans_[i].length;
+        }
+      },
+      std::move(stop));
+  return claimed_.empty() ? nullptr : bytes_.Room();
 }
 
 std::vector<Result<uint64_t>> GuessedPieceHead::Wait(const std::vector<uint64_t>& needed,
                                                      std::stop_token stop) {
-  if (getpid() != pid_) {
-    // The parent's bytes, all in (TakeFromParent): a span it has fewer of
-    // than needed ended short (the file is shorter than listed).
+  if (!claimed_.empty()) {
+    // The published bytes, all in (TakePublished): a span of fewer than
+    // needed ended short (the file is shorter than listed).
     std::vector<Result<uint64_t>> out;
-    for (size_t i = 0; i < needed.size() && i < from_parent_.size(); ++i) {
-      out.emplace_back(std::min(from_parent_[i], needed[i]));
+    for (size_t i = 0; i < needed.size() && i < claimed_.size(); ++i) {
+      out.emplace_back(std::min(claimed_[i], needed[i]));
     }
     return out;
   }

@@ -24,18 +24,25 @@
 // end in its last guessed part (up to one part) are wasted.
 //
 // Fork: a DataLoader's parent opens the dataset (and starts the reads) and
-// its forked workers read. A child that takes the guess asks the parent
-// for it through an anonymous MAP_SHARED mapping made before any fork
-// (ForkSharedBytes): the parent's publisher thread, once the reads have
-// ended and when no piece of the parent's took them, copies the bytes
-// there, and the child copies them into its own buffer (a 16 MiB copy in
-// each, against a second GET of them). A child stops waiting when the
-// parent publishes nothing (its own piece took them, a read failed), or
-// when the parent process is gone: then it reads the piece itself.
+// its forked workers read. Once the reads have all ended well, the process
+// has forked (ForkSharedBytes::OnFork: at the fork, or as the last read
+// ends after one), and no piece of the process took the buffer, the bytes
+// are published (ForkSharedBytes: an anonymous MAP_SHARED mapping made
+// before any fork; one 16 MiB copy) and the buffer is freed. No thread
+// waits for a child: a DataLoader parent that never reads holds no thread
+// once its reads end, and no private copy once it has forked its workers,
+// only the published bytes, until one process takes them (Take: a forked
+// child's first piece, or the parent's) and gives their memory back, or
+// this goes. The taker copies them into a buffer of its own (16 MiB,
+// against a second GET of them). A process that never forks takes its
+// own buffer, copied nowhere. A child stops waiting when the parent
+// publishes nothing (its own piece took the bytes, a read failed), another
+// process took them, or the parent process is gone: then it reads the
+// piece itself.
 //
 // Thread safety: one caller at a time; each span is read on a thread of
 // its own (as a piece's parts go, each on a connection of its own), which
-// the destructor stops and joins, as it does the publisher. In a forked
+// the destructor stops and joins; a thread ends with its read. In a forked
 // child the threads are the parent's: the destructor leaves their handles
 // alone.
 #pragma once
@@ -89,9 +96,10 @@ class GuessedPieceHead {
   // piece of `needed` bytes: the caller may write past the guessed spans'
   // bytes while the read goes on, and reads none of them before Wait.
   // Null when the buffer's room is under `needed` or could not be had
-  // (nothing was read then), or once taken. In a forked child: a buffer of
-  // its own holding the parent's bytes, once the parent has published them
-  // (waited for; a stop on `stop` ends the wait), else null.
+  // (nothing was read then), or once taken. Once the bytes are published
+  // (the reads ended before the take), and in a forked child: a buffer of
+  // its own holding the published bytes, once they are (waited for; a stop
+  // on `stop` ends the wait), unless another process took them, else null.
   char* Take(uint64_t needed, std::stop_token stop = {});
   // For the taker: span i's answer once its first needed[i] bytes have
   // come (its read is then stopped: the rest of the guessed span is not
@@ -119,8 +127,12 @@ class GuessedPieceHead {
   };
   class Progress;  // a span's IntoProgress (guessed_piece_head.cc)
   void ReadSpan(size_t i, char* into);  // a span's thread's body
-  void Publish();                       // the publisher thread's body
-  char* TakeFromParent(uint64_t needed, std::stop_token stop);
+  // Under mu_, once every read has ended and the process has forked: the
+  // bytes published (and the buffer freed) unless a piece took them or a
+  // read failed.
+  void PublishOnceRead();
+  bool AllRead() const;  // under mu_
+  char* TakePublished(uint64_t needed, std::stop_token stop);
 
   RemoteSource& remote_;
   const std::string key_, file_;
@@ -131,12 +143,12 @@ class GuessedPieceHead {
   std::mutex mu_;
   std::condition_variable_any cv_;
   bool taken_ = false;
+  bool published_ = false;  // bytes_ freed: the bytes are in shared_ only
   // The bytes as forked children see them; null when the mapping could
   // not be made.
   std::unique_ptr<ForkSharedBytes> shared_;
-  std::vector<uint64_t> from_parent_;  // a child's: each span's bytes the parent published
+  std::vector<uint64_t> claimed_;  // TakePublished's: each span's bytes published
   std::vector<std::unique_ptr<SpanRead>> reads_;  // last: their threads use the rest
-  std::thread publisher_;
 };
 
 // How many of `piece`'s first spans (a row group's piece in its read
