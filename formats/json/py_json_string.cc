@@ -19,19 +19,21 @@ void AppendU16Escape(std::string& out, uint32_t unit) {
 
 bool IsPlainAscii(unsigned char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; }
 
-constexpr uint64_t kOnes = 0x0101010101010101u, kHighs = 0x8080808080808080u;
+constexpr uint64_t kEachByteOne = 0x0101010101010101u, kEachByteHigh = 0x8080808080808080u;
 
 // Whether a byte of `w` is below `n` (n <= 0x80): exact for the word as a
 // whole, though not byte by byte (Bit Twiddling Hacks' hasless).
-bool AnyByteBelow(uint64_t w, uint64_t n) { return ((w - kOnes * n) & ~w & kHighs) != 0; }
-bool AnyByteIs(uint64_t w, uint64_t b) { return AnyByteBelow(w ^ (kOnes * b), 1); }
+bool AnyByteBelow(uint64_t w, uint64_t n) {
+  return ((w - kEachByteOne * n) & ~w & kEachByteHigh) != 0;
+}
+bool AnyByteIs(uint64_t w, uint64_t b) { return AnyByteBelow(w ^ (kEachByteOne * b), 1); }
 
 // IsPlainAscii of eight bytes at once: a listing's million paths and tags
 // are escaped whole (~8 instructions a byte, one at a time).
 bool PlainAsciiWord(const unsigned char* p) {
   uint64_t w;
   std::memcpy(&w, p, 8);
-  return (w & kHighs) == 0 && !AnyByteBelow(w, 0x20) && !AnyByteIs(w, 0x7f) &&
+  return (w & kEachByteHigh) == 0 && !AnyByteBelow(w, 0x20) && !AnyByteIs(w, 0x7f) &&
          !AnyByteIs(w, '"') && !AnyByteIs(w, '\\');
 }
 
