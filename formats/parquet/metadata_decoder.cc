@@ -770,8 +770,13 @@ bool DecodeFileMetaDataForIndexQuick(std::string_view bytes, ThriftLimits limits
       default: return d.SkipQuick(t);
     }
   });
-  return walked && seen.Has(1) && seen.Has(2) && seen.Has(3) && seen.Has(4) &&
-         (d.remaining() == 0 || out->encrypted);
+  const bool decoded = walked && seen.Has(1) && seen.Has(2) && seen.Has(3) && seen.Has(4) &&
+                       (d.remaining() == 0 || out->encrypted);
+  // A schema decoded here whose footer then failed the walk was never
+  // built into the footer's Schema: its bytes must not say the checked
+  // decode after it may keep the Schema built from an earlier file's.
+  if (!decoded && reuse && !reuse->kept) reuse->bytes.clear();
+  return decoded;
 }
 
 Status DecodeFileMetaDataCheckedInto(std::string_view bytes, ThriftLimits limits,
