@@ -107,6 +107,8 @@ TEST(IndexFooter, ShardRowsWithAKeptSchemaAreShardRowsOfFile) {
   std::sort(paths.begin(), paths.end());
   FileFooter footer;
   std::optional<FileShardRows> last[2];  // the shard rows of the kept schema
+  // ShardRowGroupsOfFileInto's kept vector, holding the last file's groups.
+  std::vector<uint32_t> into = {77, 78};
   size_t compared = 0;
   for (const std::string& path : paths) {
     auto bytes = ReadFile(path);
@@ -130,12 +132,16 @@ TEST(IndexFooter, ShardRowsWithAKeptSchemaAreShardRowsOfFile) {
           continue;
         }
         auto got = ShardRowGroupsOfFile(file, footer);
+        const Status got_into = ShardRowGroupsOfFileInto(file, footer, &into);
         ASSERT_EQ(got.ok(), want.ok()) << name;
+        ASSERT_EQ(got_into.ok(), want.ok()) << name;
         ++compared;
         if (!want.ok()) {
           EXPECT_EQ(got.status().ToString(), want.status().ToString()) << name;
+          EXPECT_EQ(got_into.ToString(), want.status().ToString()) << name;
           continue;
         }
+        EXPECT_EQ(into, want->row_groups) << name;
         EXPECT_EQ(last[c]->config.format, want->config.format) << name;
         EXPECT_EQ(last[c]->config.column_names, want->config.column_names) << name;
         EXPECT_EQ(last[c]->config.column_encodings, want->config.column_encodings) << name;
