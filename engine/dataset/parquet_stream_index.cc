@@ -6,6 +6,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "base/file.h"
@@ -101,31 +102,46 @@ struct PieceNames {
   }
 
   std::string Of(uint32_t row_group) const {
+    std::string name;
+    Into(row_group, &name);
+    return name;
+  }
+  // Of's name into `*name` (its capacity kept).
+  void Into(uint32_t row_group, std::string* name) const {
     char digits[16];
     const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, row_group);
-    std::string name;
-    name.reserve(head.size() + static_cast<size_t>(end - digits) + tail.size());
-    name += head;
-    name.append(digits, end);
-    name += tail;
-    return name;
+    name->clear();
+    name->reserve(head.size() + static_cast<size_t>(end - digits) + tail.size());
+    *name += head;
+    name->append(digits, end);
+    *name += tail;
   }
 
   std::string head;  // ".parquet_row_groups/<escaped path>@"
   std::string tail;  // ".e<etag hash>" and ".<column set tag>", each when there is one
 };
 
-// Every row group of `file` as a piece: the reads of its chunks of
-// `columns` (all when empty, whose ColumnSetTag is `column_set`), then
-// the footer tail. Errors name the file's URL, `where` + its path (made
-// only for an error, not a string a file). `footer` is the decoding
-// thread's, used again file after file (DecodeFooterInto); `kept`, the
-// thread's too, the shards of footer's schema while it is kept (else
-// null); `names`, the thread's.
-Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
-                                std::string_view where, const std::vector<std::string>& columns,
-                                std::string_view column_set, parquet::FileFooter& footer,
-                                SchemaShards& kept, PieceNames& names) {
+// A decoding thread's scratch, kept file after file so that a file's
+// pieces allocate nothing once the thread's first files have sized it:
+// its row groups with rows, a row group's chunk reads and its piece names.
+struct PiecesScratch {
+  std::vector<uint32_t> row_groups;
+  std::vector<parquet::ByteRange> reads;
+  PieceNames names;
+};
+
+// Every row group of `file` as a piece into `*out` (its pieces' strings
+// and vector reused: an answer made again, not a new one): the reads of
+// its chunks of `columns` (all when empty, whose ColumnSetTag is
+// `column_set`), then the footer tail. Errors name the file's URL, `where`
+// + its path (made only for an error, not a string a file). `footer` is
+// the decoding thread's, used again file after file (DecodeFooterInto);
+// `kept`, the thread's too, the shards of footer's schema while it is kept
+// (else null); `scratch`, the thread's.
+Status PiecesOfFile(const ListedFile& file, std::string_view tail, std::string_view where,
+                    const std::vector<std::string>& columns, std::string_view column_set,
+                    parquet::FileFooter& footer, SchemaShards& kept, PiecesScratch& scratch,
+                    FilePieces* out) {
   const uint64_t size = file.size.value_or(0);
   const auto url = [&] { return std::string(where) + file.path; };
   SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, size, file.path));
@@ -141,33 +157,38 @@ Result<FilePieces> PiecesOfFile(const ListedFile& file, std::string_view tail,
   if (!decoded.ok()) return decoded.WithContext(url());
   // While the schema is kept file after file, so are its fields and
   // their configuration: only the row groups are read.
-  std::vector<uint32_t> row_groups;
+  std::vector<uint32_t>& row_groups = scratch.row_groups;
   if (kept) {
-    auto groups = parquet::ShardRowGroupsOfFile(file, footer);
-    if (!groups.ok()) return groups.status().WithContext(url());
-    row_groups = std::move(*groups);
+    Status groups = parquet::ShardRowGroupsOfFileInto(file, footer, &row_groups);
+    if (!groups.ok()) return groups.WithContext(url());
   } else {
     auto rows = parquet::ShardRowsOfFile(file, footer, columns);
     if (!rows.ok()) return rows.status().WithContext(url());
-    row_groups = std::move(rows->row_groups);
+    row_groups.swap(rows->row_groups);
     rows->row_groups.clear();
     kept = std::make_shared<const parquet::FileShardRows>(std::move(*rows));
   }
-  FilePieces out;
-  out.schema = kept;
-  out.pieces.reserve(row_groups.size());
-  names.Set(file.path, file.etag, column_set);
-  for (uint32_t rg : row_groups) {
-    const std::vector<parquet::ByteRange> reads = parquet::ChunkReads(footer, rg, kept->fields);
-    FilePieces::Piece& p = out.pieces.emplace_back();
+  out->schema = kept;
+  out->pieces.resize(row_groups.size());
+  scratch.names.Set(file.path, file.etag, column_set);
+  for (size_t k = 0; k < row_groups.size(); ++k) {
+    const uint32_t rg = row_groups[k];
+    parquet::ChunkReadsInto(footer, rg, kept->fields, parquet::kChunkReadGapBytes,
+                            &scratch.reads);
+    const std::vector<parquet::ByteRange>& reads = scratch.reads;
+    FilePieces::Piece& p = out->pieces[k];
     p.samples = static_cast<uint64_t>(footer.meta.row_groups[rg].num_rows);
     p.row_group = rg;
-    const uint64_t first = reads.empty() ? 4 : reads.front().offset;
-    p.piece = ShardEntry::FilePiece{file.path, size, first, parquet::BytesOfReads(reads),
-                                    tail.size(), file.etag};
-    p.name = names.Of(rg);
+    ShardEntry::FilePiece& piece = p.piece;
+    piece.file.assign(file.path);
+    piece.file_bytes = size;
+    piece.offset = reads.empty() ? 4 : reads.front().offset;
+    piece.length = parquet::BytesOfReads(reads);
+    piece.tail_bytes = tail.size();
+    piece.etag.assign(file.etag);
+    scratch.names.Into(rg, &p.name);
   }
-  return out;
+  return Status::Ok();
 }
 
 // Piece `k` of `f` as a table's shard, by view into `f`: the one rule from
@@ -201,6 +222,7 @@ class PiecesOfReadTails final : public ParquetTailConsumer {
                     const std::vector<std::string>& columns, const std::string& column_set,
                     const PiecesSink& sink)
       : files_(files), where_(where), columns_(columns), column_set_(column_set), sink_(sink) {}
+  ~PiecesOfReadTails() override = default;
 
   std::unique_ptr<Reader> NewReader() override { return std::make_unique<Decoder>(*this); }
 
@@ -212,6 +234,7 @@ class PiecesOfReadTails final : public ParquetTailConsumer {
     }
     try {
       status_ = sink_(files_[file], static_cast<const Pieces&>(**answer).pieces);
+      spent_.Give(std::unique_ptr<Pieces>(static_cast<Pieces*>(answer->release())));
     } catch (const std::exception& e) {
       status_ = InternalError(files_[file].path + ": footer: " + e.what());
     }
@@ -223,19 +246,58 @@ class PiecesOfReadTails final : public ParquetTailConsumer {
   struct Pieces final : Answer {
     FilePieces pieces;
   };
+  // Answers the writer has sunk, given back to the readers to fill again:
+  // a file's answer, its pieces' vector and strings were ~8 allocations
+  // and their frees a file (~1.7k instructions), made on 16 readers and
+  // freed on the one writer. Moved a batch at a time (one lock each way
+  // for kSpentBatch answers); at most the answers alive at once are kept.
+  class SpentAnswers {
+   public:
+    static constexpr size_t kSpentBatch = 32;
+    // The writer's: `answer` is kept for a reader.
+    void Give(std::unique_ptr<Pieces> answer) {
+      given_.push_back(std::move(answer));
+      if (given_.size() < kSpentBatch) return;
+      std::lock_guard lock(mu_);
+      for (auto& a : given_) spent_.push_back(std::move(a));
+      given_.clear();
+    }
+    // A reader's: up to kSpentBatch / 4 answers moved into `*into`.
+    void Refill(std::vector<std::unique_ptr<Pieces>>* into) {
+      std::lock_guard lock(mu_);
+      for (size_t n = 0; n < kSpentBatch / 4 && !spent_.empty(); ++n) {
+        into->push_back(std::move(spent_.back()));
+        spent_.pop_back();
+      }
+    }
+
+   private:
+    std::vector<std::unique_ptr<Pieces>> given_;  // the writer's, not yet shared
+    std::mutex mu_;
+    std::vector<std::unique_ptr<Pieces>> spent_;
+  };
   // A reading thread's decode: its footer used again file after file, and
   // the shards of its schema while kept (PiecesOfFile).
   class Decoder final : public Reader {
    public:
-    explicit Decoder(const PiecesOfReadTails& owner) : owner_(owner) {}
+    explicit Decoder(PiecesOfReadTails& owner) : owner_(owner) {}
     Result<std::unique_ptr<Answer>> Read(size_t file, std::string_view tail) override {
       const ListedFile& f = owner_.files_[file];
       try {
-        auto pieces = PiecesOfFile(f, tail, owner_.where_, owner_.columns_,
-                                   owner_.column_set_, footer_, kept_, names_);
-        if (!pieces.ok()) return pieces.status();
-        auto answer = std::make_unique<Pieces>();
-        answer->pieces = std::move(*pieces);
+        if (spare_.empty()) owner_.spent_.Refill(&spare_);
+        std::unique_ptr<Pieces> answer;
+        if (spare_.empty()) {
+          answer = std::make_unique<Pieces>();
+        } else {
+          answer = std::move(spare_.back());
+          spare_.pop_back();
+        }
+        Status made = PiecesOfFile(f, tail, owner_.where_, owner_.columns_, owner_.column_set_,
+                                   footer_, kept_, scratch_, &answer->pieces);
+        if (!made.ok()) {
+          spare_.push_back(std::move(answer));
+          return made;
+        }
         return std::unique_ptr<Answer>(std::move(answer));
       } catch (const std::exception& e) {
         kept_.reset();
@@ -244,10 +306,11 @@ class PiecesOfReadTails final : public ParquetTailConsumer {
     }
 
    private:
-    const PiecesOfReadTails& owner_;
+    PiecesOfReadTails& owner_;
     parquet::FileFooter footer_;
     SchemaShards kept_;
-    PieceNames names_;
+    PiecesScratch scratch_;
+    std::vector<std::unique_ptr<Pieces>> spare_;  // answers to fill again
   };
 
   const std::vector<ListedFile>& files_;
@@ -255,6 +318,7 @@ class PiecesOfReadTails final : public ParquetTailConsumer {
   const std::vector<std::string>& columns_;
   const std::string& column_set_;
   const PiecesSink& sink_;
+  SpentAnswers spent_;
   Status status_ = Status::Ok();
 };
 
@@ -290,34 +354,37 @@ Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
   // The store's records are in path order, as a listing is: file i's
   // record is the i-th when no file was left out or reordered.
   auto pieces = [&](const ListedFile& f, size_t i, parquet::FileFooter& footer,
-                    SchemaShards& kept, PieceNames& names) -> Result<FilePieces> {
+                    SchemaShards& kept, PiecesScratch& scratch, FilePieces* out) -> Status {
     auto held = store.Find(f.path, i);
     if (!held.ok() && held.status().code() == StatusCode::kNotFound) {
       return CorruptError(held.status().message());
     }
     SLUICE_RETURN_IF_ERROR(held.status());
-    return PiecesOfFile(f, held->tail, where, columns, column_set, footer, kept, names);
+    return PiecesOfFile(f, held->tail, where, columns, column_set, footer, kept, scratch, out);
   };
-  std::vector<Result<FilePieces>> round;
+  // A round's pieces, filled again round after round.
+  std::vector<FilePieces> round;
+  std::vector<Status> made;
   for (size_t start = 0; start < files.size(); start += kDecodeRound) {
     const size_t n = std::min(kDecodeRound, files.size() - start);
-    round.assign(n, FilePieces());
+    round.resize(n);
+    made.assign(n, Status::Ok());
     ParallelClaims(n, kDecodeClaim, kDecodeThreads, [&](size_t begin, size_t end) {
       parquet::FileFooter footer;  // a claim's files decoded into one
       SchemaShards kept;
-      PieceNames names;
+      PiecesScratch scratch;
       for (size_t j = begin; j < end; ++j) {
         try {
-          round[j] = pieces(files[start + j], start + j, footer, kept, names);
+          made[j] = pieces(files[start + j], start + j, footer, kept, scratch, &round[j]);
         } catch (const std::exception& e) {
           kept.reset();
-          round[j] = InternalError(files[start + j].path + ": footer: " + e.what());
+          made[j] = InternalError(files[start + j].path + ": footer: " + e.what());
         }
       }
     });
     for (size_t j = 0; j < n; ++j) {
-      SLUICE_RETURN_IF_ERROR(round[j].status());
-      SLUICE_RETURN_IF_ERROR(sink(files[start + j], *round[j]));
+      SLUICE_RETURN_IF_ERROR(made[j]);
+      SLUICE_RETURN_IF_ERROR(sink(files[start + j], round[j]));
     }
   }
   return Status::Ok();
@@ -363,13 +430,21 @@ Result<ShardTable> RemoteTable(const StreamOptions& stream, RemoteSource& remote
   // its path, escaped, and a suffix): a hint, grown past when wrong.
   size_t text = 0;
   for (const ListedFile& f : files) text += 2 * f.path.size() + 48;
-  builder.Reserve(files.size(), files.size(), text);
+  builder.Reserve(files.size(), files.size(), text, files.size());
   size_t shards = 0;
+  // The last shard's configuration, held: a file of the same schema object
+  // has the same one, not compared again (~0.5k instructions a file).
+  SchemaShards last;
   SLUICE_RETURN_IF_ERROR(DecodePieces(
       stream, remote, files, source, columns, wait_timeout, env, fingerprint,
       [&](const ListedFile&, const FilePieces& f) -> Status {
         for (size_t k = 0; k < f.pieces.size(); ++k) {
-          SLUICE_RETURN_IF_ERROR(builder.Add(f.schema->config, PartsOf(f, k)));
+          if (last == f.schema) {
+            SLUICE_RETURN_IF_ERROR(builder.AddWithLastConfig(PartsOf(f, k)));
+          } else {
+            SLUICE_RETURN_IF_ERROR(builder.Add(f.schema->config, PartsOf(f, k)));
+            last = f.schema;
+          }
         }
         shards += f.pieces.size();
         return Status::Ok();

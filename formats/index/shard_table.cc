@@ -75,8 +75,7 @@ Status ShardTable::Builder::Add(ShardEntry e) {
 }
 
 Status ShardTable::Builder::Add(const ShardEntry& e, const ShardParts& shard) {
-  OwnedStorage& st = s_->storage;
-  if (st.shards.size() >= UINT32_MAX) {
+  if (s_->storage.shards.size() >= UINT32_MAX) {
     return InvalidArgumentError("an index of more than 2^32 shards");
   }
   // Shards in a row nearly always share their configuration: compare with
@@ -108,6 +107,21 @@ Status ShardTable::Builder::Add(const ShardEntry& e, const ShardParts& shard) {
     config.separator = e.separator;
     config.size_limit = e.size_limit;
     s_->configs.push_back(std::move(config));
+  }
+  return AddOfConfig(config, shard);
+}
+
+Status ShardTable::Builder::AddWithLastConfig(const ShardParts& shard) {
+  if (s_->configs.empty()) {
+    return InternalError("a shard added with the last configuration before any");
+  }
+  return AddOfConfig(s_->last_config, shard);
+}
+
+Status ShardTable::Builder::AddOfConfig(uint32_t config, const ShardParts& shard) {
+  OwnedStorage& st = s_->storage;
+  if (st.shards.size() >= UINT32_MAX) {
+    return InvalidArgumentError("an index of more than 2^32 shards");
   }
   auto add_file = [&](const FileParts& f) -> Status {
     if (f.basename.size() >= UINT32_MAX) return InvalidArgumentError("a file name of 2^32 bytes");
@@ -156,13 +170,15 @@ Status ShardTable::Builder::Add(const ShardEntry& e, const ShardParts& shard) {
   return Status::Ok();
 }
 
-void ShardTable::Builder::Reserve(size_t shards, size_t files, size_t text_bytes) {
+void ShardTable::Builder::Reserve(size_t shards, size_t files, size_t text_bytes,
+                                  size_t pieces) {
   // A hint: where the address space is not granted (strict overcommit, a
   // ulimit -v), Add grows the arrays as it goes instead.
   try {
     s_->storage.shards.reserve(shards);
     s_->storage.files.reserve(files);
     s_->storage.text.reserve(text_bytes);
+    s_->storage.pieces.reserve(pieces);
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }

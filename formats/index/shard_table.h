@@ -112,15 +112,20 @@ class ShardTable {
     // (its per-shard fields are ignored) and whose own fields are `shard`:
     // nothing is kept of either beyond the call.
     Status Add(const ShardEntry& config, const ShardParts& shard);
+    // The same shard with the last Add's configuration (the caller knows
+    // it is the same: e.g. one shared object, alive since): no
+    // configuration compared. kInternal before any Add.
+    Status AddWithLastConfig(const ShardParts& shard);
     // Room for about this many shards, files and bytes of names and hash
     // texts, so a large table is not copied as it grows (a hint: Add
     // grows past it). Capacity no Add uses is never touched, so costs
     // address space, not memory.
-    void Reserve(size_t shards, size_t files, size_t text_bytes);
+    void Reserve(size_t shards, size_t files, size_t text_bytes, size_t pieces = 0);
     ShardTable Finish() &&;
 
    private:
     struct State;
+    Status AddOfConfig(uint32_t config, const ShardParts& shard);
     std::unique_ptr<State> s_;
   };
 

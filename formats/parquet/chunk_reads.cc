@@ -32,25 +32,33 @@ Result<std::vector<size_t>> FieldsNamed(const Schema& schema, const std::vector<
 
 std::vector<ByteRange> ChunkReads(const FileFooter& footer, size_t row_group,
                                   const std::vector<size_t>& fields, uint64_t max_gap_bytes) {
-  std::vector<ByteRange> chunks;
-  chunks.reserve(fields.size());
-  for (size_t f : fields) {
-    chunks.push_back(footer.chunk_ranges[row_group][footer.schema.fields[f].first_leaf]);
-  }
-  std::sort(chunks.begin(), chunks.end(),
-            [](const ByteRange& a, const ByteRange& b) { return a.offset < b.offset; });
   std::vector<ByteRange> reads;
-  for (const ByteRange& c : chunks) {
-    if (c.size == 0) continue;
+  ChunkReadsInto(footer, row_group, fields, max_gap_bytes, &reads);
+  return reads;
+}
+
+void ChunkReadsInto(const FileFooter& footer, size_t row_group, const std::vector<size_t>& fields,
+                    uint64_t max_gap_bytes, std::vector<ByteRange>* reads) {
+  // The chunks sorted in place, then joined into their first entries.
+  std::vector<ByteRange>& out = *reads;
+  out.clear();
+  for (size_t f : fields) {
+    const ByteRange& c = footer.chunk_ranges[row_group][footer.schema.fields[f].first_leaf];
+    if (c.size != 0) out.push_back(c);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ByteRange& a, const ByteRange& b) { return a.offset < b.offset; });
+  size_t n = 0;
+  for (const ByteRange& c : out) {
     // Offsets and sizes lie inside the file (DecodeFooter): no overflow.
-    if (!reads.empty() && c.offset <= reads.back().offset + reads.back().size + max_gap_bytes) {
-      ByteRange& last = reads.back();
+    if (n > 0 && c.offset <= out[n - 1].offset + out[n - 1].size + max_gap_bytes) {
+      ByteRange& last = out[n - 1];
       last.size = std::max(last.offset + last.size, c.offset + c.size) - last.offset;
     } else {
-      reads.push_back(c);
+      out[n++] = c;
     }
   }
-  return reads;
+  out.resize(n);
 }
 
 uint64_t BytesOfReads(const std::vector<ByteRange>& reads) {

@@ -35,6 +35,10 @@ Result<std::vector<size_t>> FieldsNamed(const Schema& schema, const std::vector<
 std::vector<ByteRange> ChunkReads(const FileFooter& footer, size_t row_group,
                                   const std::vector<size_t>& fields,
                                   uint64_t max_gap_bytes = kChunkReadGapBytes);
+// The same reads into `*reads` (cleared first; its capacity kept), so that
+// a caller reading footer after footer allocates none a row group.
+void ChunkReadsInto(const FileFooter& footer, size_t row_group, const std::vector<size_t>& fields,
+                    uint64_t max_gap_bytes, std::vector<ByteRange>* reads);
 
 // The bytes the reads hold in all.
 uint64_t BytesOfReads(const std::vector<ByteRange>& reads);

@@ -49,6 +49,12 @@ Result<std::vector<uint32_t>> ShardRowGroupsOfFile(const ListedFile& file,
   return out;
 }
 
+Status ShardRowGroupsOfFileInto(const ListedFile& file, const FileFooter& footer,
+                                std::vector<uint32_t>* row_groups) {
+  row_groups->clear();
+  return RowGroupsWithRows(file, footer, row_groups);
+}
+
 FooterOptions IndexFooterOptions() {
   FooterOptions options;
   options.metadata_fields = MetadataFields::kForIndex;

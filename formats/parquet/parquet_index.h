@@ -55,6 +55,10 @@ Result<FileShardRows> ShardRowsOfFile(const ListedFile& file, const FileFooter& 
 // shares them between files instead of copying them a file.
 Result<std::vector<uint32_t>> ShardRowGroupsOfFile(const ListedFile& file,
                                                    const FileFooter& footer);
+// The same into `*row_groups` (cleared first; its capacity kept, for a
+// caller reading footer after footer).
+Status ShardRowGroupsOfFileInto(const ListedFile& file, const FileFooter& footer,
+                                std::vector<uint32_t>* row_groups);
 
 // The footer options of an index's decode: the fields an index reads
 // (MetadataFields::kForIndex), the checks of a full decode.

@@ -174,6 +174,48 @@ TEST(ShardTable, SharesOneConfigurationAmongLikeShards) {
   }
 }
 
+// A shard added with the last Add's configuration (AddWithLastConfig, no
+// configuration compared) is the table's shard as Add makes it, to the
+// byte; before any Add it is refused.
+TEST(ShardTable, AShardAddedWithTheLastConfigurationIsTheShardAddMakes) {
+  Index index = HandBuiltIndex();
+  auto whole = ShardTable::FromIndex(index);
+  ASSERT_TRUE(whole.ok());
+  ASSERT_EQ(whole->config_id(0), whole->config_id(2));
+  std::vector<std::pair<std::string_view, std::string_view>> hashes;
+  const ShardEntry& e = index.shards[2];
+  for (const auto& [algorithm, hex] : e.raw_data.hashes) hashes.emplace_back(algorithm, hex);
+  ShardParts parts;
+  parts.samples = e.samples;
+  parts.raw_data = FileParts{e.raw_data.basename, e.raw_data.bytes, hashes};
+  ASSERT_FALSE(e.zip_data || e.raw_meta || e.zip_meta);
+  parts.has_meta = e.has_meta;
+  parts.row_group = e.row_group;
+  if (e.piece) parts.piece = &*e.piece;
+
+  ShardTable::Builder first;
+  const Status refused = first.AddWithLastConfig(parts);
+  EXPECT_EQ(refused.ToString(),
+            InternalError("a shard added with the last configuration before any").ToString());
+
+  // The MDS configuration first (number 0), then the Parquet one (1).
+  ShardTable::Builder builder;
+  ASSERT_TRUE(builder.Add(index.shards[3]).ok());
+  ASSERT_TRUE(builder.Add(index.shards[0]).ok());
+  ASSERT_TRUE(builder.AddWithLastConfig(parts).ok());
+  ShardTable built = std::move(builder).Finish();
+  Index expected;
+  expected.shards = {index.shards[3], index.shards[0], index.shards[2]};
+  auto want = ShardTable::FromIndex(expected);
+  ASSERT_TRUE(want.ok());
+  EXPECT_EQ(built.num_configs(), 2u);
+  EXPECT_EQ(built.config_id(2), 1u);
+  EXPECT_TRUE(built.Serialize(7) == want->Serialize(7));
+  for (size_t i = 0; i < expected.shards.size(); ++i) {
+    ExpectSameEntry(built.entry(i), expected.shards[i]);
+  }
+}
+
 TEST(ShardTable, BinaryFormRoundTripsAndKeepsItsOwnerAlive) {
   auto table = ShardTable::FromIndex(HandBuiltIndex());
   ASSERT_TRUE(table.ok());

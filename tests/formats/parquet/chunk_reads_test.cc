@@ -59,6 +59,28 @@ TEST(ChunkReads, ChunksAtMostOneMiBApartAreOneRead) {
   EXPECT_EQ(BytesOfReads(ChunkReads(f, 0, {2, 0, 1, 3, 4})), 160 + kMiB);
 }
 
+// ChunkReadsInto gives ChunkReads' reads, whatever its vector held, in the
+// vector's own room once it is large enough.
+TEST(ChunkReads, IntoAKeptVectorAreTheSameReads) {
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  const FileFooter f = FooterWithChunks({{4, 100},
+                                         {104 + kMiB, 10},
+                                         {114 + 2 * kMiB + 1, 50},
+                                         {120 + 2 * kMiB, 5},
+                                         {0, 0}});
+  std::vector<ByteRange> kept = {{1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}, {11, 12}};
+  const ByteRange* room = kept.data();
+  const std::vector<std::vector<size_t>> asked = {{2, 0, 1, 3, 4}, {1, 0}, {0, 2},
+                                                  {2, 3},          {4},    {3, 2, 1, 0}};
+  for (const std::vector<size_t>& fields : asked) {
+    for (uint64_t gap : {kChunkReadGapBytes, uint64_t{0}}) {
+      ChunkReadsInto(f, 0, fields, gap, &kept);
+      EXPECT_EQ(Pairs(kept), Pairs(ChunkReads(f, 0, fields, gap))) << fields.size() << " " << gap;
+      EXPECT_EQ(kept.data(), room);
+    }
+  }
+}
+
 TEST(ChunkReads, FieldsAreNamedInTheOrderAsked) {
   const FileFooter f = FooterWithChunks({{4, 1}, {5, 1}, {6, 1}});
   EXPECT_EQ(*FieldsNamed(f.schema, {}, "t.parquet"), (std::vector<size_t>{0, 1, 2}));
