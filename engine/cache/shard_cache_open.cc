@@ -103,8 +103,13 @@ Result<std::unique_ptr<ShardCache>> ShardCache::Open(CacheOptions options,
     return InvalidArgumentError("shard cache '" + options.root + "': wait_timeout is negative");
   }
   const ShardSpecList& shards = *list;
+  // Names in strictly ascending order cannot repeat: a list sorted as
+  // listings and indexes mostly are is checked against its predecessor, with
+  // no set of a million names. The set starts where the order first breaks,
+  // holding the names before it, so the first repeat is still the one named.
   std::unordered_set<std::string_view> names;
-  names.reserve(shards.size());
+  bool ascending = true;
+  std::string_view previous;
   size_t largest = 0;
   auto fetch_bytes = [&](const ShardSpecView& s) {
     return s.bytes + std::max(s.fetch_extra, s.companion_bytes);
@@ -118,10 +123,19 @@ Result<std::unique_ptr<ShardCache>> ShardCache::Open(CacheOptions options,
       SLUICE_RETURN_IF_ERROR(ValidateName(i, s.companion)
                                  .WithContext("shard cache '" + options.root + "': companion"));
     }
-    if (!names.insert(s.name).second) {
-      return InvalidArgumentError("shard cache '" + options.root + "': shard " +
-                                  std::to_string(i) + " name '" + std::string(s.name) +
-                                  "' is used by an earlier shard too");
+    if (ascending && (i == 0 || previous < s.name)) {
+      previous = s.name;
+    } else {
+      if (ascending) {
+        ascending = false;
+        names.reserve(shards.size());
+        for (size_t j = 0; j < i; ++j) names.insert(shards.at(j).name);
+      }
+      if (!names.insert(s.name).second) {
+        return InvalidArgumentError("shard cache '" + options.root + "': shard " +
+                                    std::to_string(i) + " name '" + std::string(s.name) +
+                                    "' is used by an earlier shard too");
+      }
     }
     if (fetch_bytes(s) > largest_bytes) {
       largest = i;

@@ -271,5 +271,27 @@ TEST_F(ShardCacheRecountTest, OpenSweepsEveryShardAndCompanionFolder) {
   EXPECT_EQ(ListFiles(root()), std::vector<std::string>{"b/kept"});
 }
 
+// Repeated and bad names are refused with the same error whether or not the
+// list is in order, the first offender by number named.
+TEST_F(ShardCacheRecountTest, RepeatedNamesAreRefusedInAnyOrder) {
+  CacheOptions o;
+  o.root = root();
+  auto err = [&](std::vector<ShardSpec> specs) {
+    auto c = ShardCache::Open(o, std::move(specs));
+    return c.ok() ? std::string("ok") : c.status().ToString();
+  };
+  const std::string p = "invalid argument: shard cache '" + root() + "': ";
+  EXPECT_EQ(err({{"a", 1}, {"b", 1}, {"b", 1}}), p + "shard 2 name 'b' is used by an earlier shard too");
+  EXPECT_EQ(err({{"b", 1}, {"a", 1}, {"b", 1}}), p + "shard 2 name 'b' is used by an earlier shard too");
+  EXPECT_EQ(err({{"a", 1}, {"c", 1}, {"b", 1}, {"a", 1}, {"c", 1}}),
+            p + "shard 3 name 'a' is used by an earlier shard too");
+  EXPECT_EQ(err({{"a", 1}, {"b", 1}, {"a", 1}, {"/x", 1}}),
+            p + "shard 2 name 'a' is used by an earlier shard too");
+  EXPECT_EQ(err({{"a", 1}, {"b", 1}, {"/x", 1}, {"a", 1}}),
+            p + "shard 2 name '/x' is absolute; shard names are relative to the cache folder");
+  EXPECT_EQ(err({{"a", 1}, {"b", 1}, {"c", 1}}), "ok");
+  EXPECT_EQ(err({{"c", 1}, {"b", 1}, {"a", 1}}), "ok");
+}
+
 }  // namespace
 }  // namespace sluice
