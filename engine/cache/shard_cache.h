@@ -54,6 +54,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -375,8 +376,18 @@ class ShardCache {
   std::string TempName(size_t shard, const TempOwner& owner, uint32_t seq) const;
   int64_t TimeoutMs() const { return options_.wait_timeout.count(); }
 
+  // What Open's one pass over the shard list found.
+  struct ListFacts {
+    uint64_t fingerprint = 0;  // of the names and sizes: the state file's
+    bool ascending = false;    // names strictly ascending, bytewise
+    // The folders of every name and companion, "" (the root) first, each
+    // once: views into the list.
+    std::vector<std::string_view> folders;
+  };
+
   CacheOptions options_;
   std::shared_ptr<const ShardSpecList> shards_;
+  ListFacts facts_;
   ConfinedDir root_dir_;  // every shard file is reached through it
   std::string lock_path_;
   std::string state_path_;

@@ -47,22 +47,7 @@ std::string ShardCache::TempName(size_t shard, const TempOwner& owner, uint32_t 
 }
 
 void ShardCache::SweepDeadTemps() const {
-  // Views into the shard list; a name's folder is most often its
-  // predecessor's, which costs no hashing.
-  std::unordered_set<std::string_view> folders{std::string_view()};
-  std::string_view last;
-  auto add = [&](std::string_view name) {
-    const std::string_view folder = ParentOf(name);
-    if (folder == last) return;
-    last = folder;
-    folders.insert(folder);
-  };
-  for (size_t i = 0; i < shards_->size(); ++i) {
-    const ShardSpecView s = shards_->at(i);
-    add(s.name);
-    if (!s.companion.empty()) add(s.companion);
-  }
-  for (std::string_view folder : folders) (void)root_dir_.SweepDeadTemps(folder);
+  for (std::string_view folder : facts_.folders) (void)root_dir_.SweepDeadTemps(folder);
 }
 
 void ShardCache::RemoveStaleTemp(size_t shard) {

@@ -79,31 +79,66 @@ class BaseNameTable {
 }  // namespace
 
 std::vector<int8_t> ShardCache::FileStates() const {
-  Env* env = options_.env;
-  std::vector<int8_t> states(shards_->size(), 0);
-  for (const FolderShards& group : GroupByFolder(*shards_)) {
-    auto slow = [&] {
-      for (uint32_t shard : group.shards) states[shard] = static_cast<int8_t>(FileState(shard));
-    };
-    // The folder the way FileState reaches it: a link on the way is not
-    // followed here, so anything but a plain missing folder (a link the
-    // user's own folder may follow, an unreadable folder) is left to it.
-    Result<OwnedFd> folder = root_dir_.OpenFolder(group.folder, /*create=*/false);
-    if (!folder.ok()) {
-      if (folder.status().code() != StatusCode::kNotFound) slow();
-      continue;  // else every shard of it is missing, as FileState says
+  const ShardSpecList& list = *shards_;
+  std::vector<int8_t> states(list.size(), 0);
+  // Lists `folder` and sets the state of each shard `find` names (-1: none)
+  // among its names; falls back on FileState for each of its `members`
+  // where the folder cannot be listed as FileState would reach it: a link
+  // on the way is not followed here, so anything but a plain missing folder
+  // (a link the user's own folder may follow, an unreadable folder) is left
+  // to it. A missing folder leaves its shards missing, as FileState says.
+  auto recount = [&](std::string_view folder, const auto& find, const auto& members) {
+    auto slow = [&] { members([&](size_t shard) { states[shard] = static_cast<int8_t>(FileState(shard)); }); };
+    Result<OwnedFd> fd = root_dir_.OpenFolder(folder, /*create=*/false);
+    if (!fd.ok()) {
+      if (fd.status().code() != StatusCode::kNotFound) slow();
+      return;
     }
-    const BaseNameTable table(*shards_, group.shards);
-    const std::string folder_path = root_dir_.PathOf(group.folder);
-    Status listed = env->ForEachInFolder(FsPath(folder->get(), ".", folder_path), [&](const char* name) {
-      const int64_t shard = table.Find(name);
+    Env* env = options_.env;
+    const std::string folder_path = root_dir_.PathOf(folder);
+    Status listed = env->ForEachInFolder(FsPath(fd->get(), ".", folder_path), [&](const char* name) {
+      const int64_t shard = find(std::string_view(name));
       if (shard < 0) return;
       const std::string path = JoinPath(folder_path, name);
       states[shard] = static_cast<int8_t>(FileStateOf(
-          env->Stat(FsPath(folder->get(), name, path), /*follow_links=*/!options_.evictable),
+          env->Stat(FsPath(fd->get(), name, path), /*follow_links=*/!options_.evictable),
           spec(shard).bytes));
     });
     if (!listed.ok()) slow();
+  };
+
+  if (facts_.ascending) {
+    // A listed name is looked up in the sorted list: a folder of k names
+    // costs k log n calls of at(), nothing a shard.
+    std::string whole;
+    for (std::string_view folder : facts_.folders) {
+      auto find = [&](std::string_view base) -> int64_t {
+        whole.assign(folder);
+        if (!folder.empty()) whole += '/';
+        whole += base;
+        size_t lo = 0, hi = list.size();
+        while (lo < hi) {
+          const size_t mid = lo + (hi - lo) / 2;
+          if (list.at(mid).name < whole) lo = mid + 1; else hi = mid;
+        }
+        return lo < list.size() && list.at(lo).name == whole ? static_cast<int64_t>(lo) : -1;
+      };
+      auto members = [&](const auto& each) {
+        for (size_t i = 0; i < list.size(); ++i) {
+          if (ParentOf(list.at(i).name) == folder) each(i);
+        }
+      };
+      recount(folder, find, members);
+    }
+    return states;
+  }
+  for (const FolderShards& group : GroupByFolder(list)) {
+    const BaseNameTable table(list, group.shards);
+    auto find = [&](std::string_view base) { return table.Find(base); };
+    auto members = [&](const auto& each) {
+      for (uint32_t shard : group.shards) each(shard);
+    };
+    recount(group.folder, find, members);
   }
   return states;
 }
