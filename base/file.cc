@@ -286,11 +286,21 @@ Status MakeDirs(const std::string& path, Env* env) {
   return Status::Ok();
 }
 
+void JoinPathInto(std::string* out, std::string_view dir, std::string_view name) {
+  out->clear();
+  if (dir.empty()) {
+    out->append(name);
+    return;
+  }
+  out->reserve(dir.size() + 1 + name.size());
+  out->append(dir);
+  if (dir.back() != '/') out->push_back('/');
+  out->append(name);
+}
+
 std::string JoinPath(std::string_view dir, std::string_view name) {
-  if (dir.empty()) return std::string(name);
-  std::string out(dir);
-  if (out.back() != '/') out += '/';
-  out += name;
+  std::string out;  // one allocation: the '/' and name grew it twice
+  JoinPathInto(&out, dir, name);
   return out;
 }
 

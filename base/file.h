@@ -175,6 +175,9 @@ Status MakeDirs(const std::string& path, Env* env = Env::Default());
 
 // "a/b" + "c" -> "a/b/c"; an empty `dir` yields `name`.
 std::string JoinPath(std::string_view dir, std::string_view name);
+// JoinPath(dir, name) into `*out` (overwritten), reusing its buffer: for a
+// path made a file of a million (a reader's, for its errors).
+void JoinPathInto(std::string* out, std::string_view dir, std::string_view name);
 
 // ------------------------------------------------------ confined folders
 //

@@ -15,6 +15,7 @@
 #include "base/page_cache_write.h"
 #include "engine/cache/cache_layout.h"
 #include "engine/dataset/parquet_stream_index.h"
+#include "engine/dataset/shard_items.h"
 #include "engine/dataset/stream_index.h"
 #include "formats/codec/compression.h"
 #include "formats/codec/hashes.h"
@@ -51,16 +52,17 @@ bool PieceReadMayHeal(const Status& s) { return DownloadMayHeal(s) && !IsCorrupt
 // their own zips in place: nothing extra is written.
 class IndexShardSpecs final : public ShardSpecList {
  public:
-  IndexShardSpecs(std::shared_ptr<const ShardTable> index, std::vector<uint64_t> sources,
-                  bool remote, bool keep_zip)
-      : index_(std::move(index)), sources_(std::move(sources)), remote_(remote),
+  IndexShardSpecs(std::shared_ptr<const ShardTable> index,
+                  std::shared_ptr<const ShardItems> items, bool remote, bool keep_zip)
+      : index_(std::move(index)), items_(std::move(items)), remote_(remote),
         keep_zip_(keep_zip) {}
 
-  size_t size() const override { return sources_.size(); }
+  size_t size() const override { return items_->size(); }
 
   ShardSpecView at(size_t k) const override {
-    const ShardRef e = index_->ref(sources_[k] >> 1);
-    const bool meta = (sources_[k] & 1) != 0;
+    const uint64_t source = items_->source(k);
+    const ShardRef e = index_->ref(source >> 1);
+    const bool meta = (source & 1) != 0;
     // A meta entry exists only where the format has a meta file.
     const FileRef raw = meta ? *MetaFileOf(e) : e.raw_data;
     const std::optional<FileRef>& zip = meta ? e.zip_meta : e.zip_data;
@@ -77,7 +79,7 @@ class IndexShardSpecs final : public ShardSpecList {
 
  private:
   std::shared_ptr<const ShardTable> index_;
-  std::vector<uint64_t> sources_;
+  std::shared_ptr<const ShardItems> items_;
   bool remote_;
   bool keep_zip_;
 };
@@ -109,38 +111,12 @@ Result<std::unique_ptr<StreamShards>> StreamShards::Open(const StreamOptions& st
       .retryable = PieceReadMayHeal});
   s->corrupt_retry_.emplace(RetryOptions{.retries = retries, .jitter = false,
                                          .retryable = CorruptionMayHeal});
-  // Cache entry k is a file of shard sources[k] >> 1: its data file, or its
-  // meta file when the low bit is set. Row groups of a Parquet file read in
-  // place share the file: one entry (a remote stream's groups are pieces,
-  // each its own file).
-  std::vector<uint64_t> sources;
-  sources.reserve(index->size());
-  std::unordered_map<std::string_view, size_t> shared_file;
-  const std::string index_json = JoinPath(s->root_, "index.json");
-  s->data_item_.reserve(index->size());
-  s->meta_item_.reserve(index->size());
-  for (size_t i = 0; i < index->size(); ++i) {
-    const ShardRef e = index->ref(i);
-    if (e.row_group && !e.piece) {
-      auto [it, fresh] = shared_file.try_emplace(e.raw_data.basename, sources.size());
-      s->data_item_.push_back(it->second);
-      if (fresh) sources.push_back(uint64_t{i} << 1);
-      s->meta_item_.push_back(-1);
-      continue;
-    }
-    s->data_item_.push_back(sources.size());
-    sources.push_back(uint64_t{i} << 1);
-    SLUICE_ASSIGN_OR_RETURN(const std::optional<FileRef> meta, RequiredMetaFileOf(e, index_json));
-    if (meta) {
-      s->meta_item_.push_back(static_cast<int64_t>(sources.size()));
-      sources.push_back(uint64_t{i} << 1 | 1);
-    } else {
-      s->meta_item_.push_back(-1);
-    }
-  }
-  const size_t num_items = sources.size();
-  s->cache_specs_ = std::make_shared<const IndexShardSpecs>(
-      std::move(index), std::move(sources), s->remote_ != nullptr, stream.keep_zip);
+  SLUICE_ASSIGN_OR_RETURN(ShardItems items,
+                          ShardItems::Of(*index, JoinPath(s->root_, "index.json")));
+  s->items_ = std::make_shared<const ShardItems>(std::move(items));
+  const size_t num_items = s->items_->size();
+  s->cache_specs_ = std::make_shared<const IndexShardSpecs>(std::move(index), s->items_,
+                                                            s->remote_ != nullptr, stream.keep_zip);
   s->verified_.assign(num_items, false);
   s->cache_options_.root = s->root_;
   s->cache_options_.evictable = s->remote_ != nullptr;
@@ -179,11 +155,11 @@ bool StreamShards::Peekable(size_t shard) {
   const ShardEntry& config = index_->config(shard);
   // A Parquet row group's piece: read whole, its row decoded (PeekPieceRow).
   const bool piece = index_->entry(shard).piece.has_value();
-  if ((!piece && !SamplePeekable(config)) || meta_item_[shard] >= 0) return false;
+  if ((!piece && !SamplePeekable(config)) || items_->meta(shard) >= 0) return false;
   // A single pass has nothing cached; a piece's peek fetches into the cache.
   if (single_pass_) return !piece;
   auto cache = Cache();
-  return cache.ok() && !(*cache)->IsPresent(data_item_[shard]);
+  return cache.ok() && !(*cache)->IsPresent(items_->data(shard));
 }
 
 bool StreamShards::OpenDecodes(size_t shard) const {
@@ -232,7 +208,7 @@ Result<std::optional<PeekedSample>> StreamShards::ReadInFlight(size_t shard, uin
     std::shared_ptr<ArrivedBytes> arrived;
     {
       std::lock_guard<std::mutex> lock(fills_mu_);
-      auto it = arrivals_.find(data_item_[shard]);
+      auto it = arrivals_.find(items_->data(shard));
       if (it == arrivals_.end()) return std::optional<PeekedSample>();
       arrived = it->second;
     }
@@ -242,7 +218,7 @@ Result<std::optional<PeekedSample>> StreamShards::ReadInFlight(size_t shard, uin
   std::shared_ptr<FillWatermark> fill;
   {
     std::lock_guard<std::mutex> lock(fills_mu_);
-    auto it = fills_.find(data_item_[shard]);
+    auto it = fills_.find(items_->data(shard));
     if (it == fills_.end()) return std::optional<PeekedSample>();
     fill = it->second;
   }
@@ -304,8 +280,8 @@ Status StreamShards::Evict(size_t shard) {
   }
   if (single_pass_) return Status::Ok();  // nothing of it is cached
   SLUICE_ASSIGN_OR_RETURN(ShardCache * cache, Cache());
-  SLUICE_RETURN_IF_ERROR(cache->Evict(data_item_[shard]));
-  if (meta_item_[shard] >= 0) SLUICE_RETURN_IF_ERROR(cache->Evict(size_t(meta_item_[shard])));
+  SLUICE_RETURN_IF_ERROR(cache->Evict(items_->data(shard)));
+  if (items_->meta(shard) >= 0) SLUICE_RETURN_IF_ERROR(cache->Evict(size_t(items_->meta(shard))));
   return Status::Ok();
 }
 
@@ -558,7 +534,7 @@ Result<PeekedSample> StreamShards::PeekPieceRow(size_t shard, const ShardEntry& 
   // shard's open in this process waits for it as for any other fetcher.
   auto read = std::make_shared<PieceRead>();
   std::future<Result<std::shared_ptr<const ShardBytes>>> piece_future = read->get_future();
-  const size_t item = data_item_[shard];
+  const size_t item = items_->data(shard);
   std::future<void> fetch;
   try {
     fetch = std::async(std::launch::async, [this, cache, item, entry, read, cancel]() {
@@ -797,14 +773,14 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenReceived(size_t shard, Sh
   // served in flight; ended here with the open's outcome, whatever it is,
   // so that a reader waiting for a part that never came gets this error.
   std::optional<Publication> publish;
-  if (Publishes(e, e.raw_data)) publish.emplace(Publication{data_item_[shard], nullptr});
+  if (Publishes(e, e.raw_data)) publish.emplace(Publication{items_->data(shard), nullptr});
   Result<std::unique_ptr<OpenedShard>> opened = [&]() -> Result<std::unique_ptr<OpenedShard>> {
     std::string etag;
     Result<ShardBytes> data = ReceiveChecked(e.raw_data, e.zip_data, e, &timing->download,
                                              publish ? &*publish : nullptr, &etag);
     if (!data.ok()) return data.status().WithContext(receiving(e.raw_data));
     ShardBytes meta;
-    if (meta_item_[shard] >= 0) {
+    if (items_->meta(shard) >= 0) {
       Result<ShardBytes> got = ReceiveChecked(*e.raw_meta, e.zip_meta, e, &timing->download);
       if (!got.ok()) return got.status().WithContext(receiving(*e.raw_meta));
       meta = std::move(*got);
@@ -1027,12 +1003,12 @@ Result<std::unique_ptr<OpenedShard>> StreamShards::OpenShard(size_t shard, size_
     received->set_open_timing(timing);
     return received;
   }
-  SLUICE_ASSIGN_OR_RETURN(auto data, PinAndMap(data_item_[shard], e.raw_data, e.zip_data, e,
+  SLUICE_ASSIGN_OR_RETURN(auto data, PinAndMap(items_->data(shard), e.raw_data, e.zip_data, e,
                                                cancel, wait, &timing));
   if (!data) return std::unique_ptr<OpenedShard>();  // not now
   std::optional<std::pair<ShardPin, MappedFile>> meta;
-  if (meta_item_[shard] >= 0) {
-    SLUICE_ASSIGN_OR_RETURN(meta, PinAndMap(static_cast<size_t>(meta_item_[shard]), *e.raw_meta,
+  if (items_->meta(shard) >= 0) {
+    SLUICE_ASSIGN_OR_RETURN(meta, PinAndMap(static_cast<size_t>(items_->meta(shard)), *e.raw_meta,
                                             e.zip_meta, e, cancel, wait, &timing));
     if (!meta) return std::unique_ptr<OpenedShard>();  // not now (the data file's pin goes)
   } else {

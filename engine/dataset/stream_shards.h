@@ -78,6 +78,7 @@
 #include "engine/dataset/sample_peek.h"
 #include "engine/dataset/shard_buffer_pool.h"
 #include "engine/dataset/shard_bytes.h"
+#include "engine/dataset/shard_items.h"
 #include "formats/index/index.h"
 #include "formats/index/shard_table.h"
 
@@ -350,9 +351,8 @@ class StreamShards {
   std::shared_ptr<const ShardSpecList> cache_specs_;
   mutable std::mutex cache_mu_;
   std::unique_ptr<ShardCache> cache_;  // set at Open with a remote, else by Cache()
-  // Cache entries of shard i: data_item_[i], meta_item_[i] (-1 = none).
-  std::vector<size_t> data_item_;
-  std::vector<int64_t> meta_item_;
+  // Which cache entries hold each shard's files (shared with cache_specs_).
+  std::shared_ptr<const ShardItems> items_;
   std::mutex verified_mu_;
   std::vector<bool> verified_;  // per cache entry, this process
   // Whether a failed download goes again (Download), and a corrupt one

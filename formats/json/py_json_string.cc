@@ -1,6 +1,7 @@
 // json.dumps(str, ensure_ascii=True): every character outside ' '..'~' is
 // escaped (so DEL becomes \u007f), with the short forms Python uses.
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "formats/json/py_json.h"
@@ -18,6 +19,24 @@ void AppendU16Escape(std::string& out, uint32_t unit) {
 
 bool IsPlainAscii(unsigned char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; }
 
+constexpr uint64_t kEachByteOne = 0x0101010101010101u, kEachByteHigh = 0x8080808080808080u;
+
+// Whether a byte of `w` is below `n` (n <= 0x80): exact for the word as a
+// whole, though not byte by byte (Bit Twiddling Hacks' hasless).
+bool AnyByteBelow(uint64_t w, uint64_t n) {
+  return ((w - kEachByteOne * n) & ~w & kEachByteHigh) != 0;
+}
+bool AnyByteIs(uint64_t w, uint64_t b) { return AnyByteBelow(w ^ (kEachByteOne * b), 1); }
+
+// IsPlainAscii of eight bytes at once: a listing's million paths and tags
+// are escaped whole (~8 instructions a byte, one at a time).
+bool PlainAsciiWord(const unsigned char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return (w & kEachByteHigh) == 0 && !AnyByteBelow(w, 0x20) && !AnyByteIs(w, 0x7f) &&
+         !AnyByteIs(w, '"') && !AnyByteIs(w, '\\');
+}
+
 }  // namespace
 
 Status AppendPyJsonString(std::string& out, std::string_view utf8) {
@@ -28,6 +47,7 @@ Status AppendPyJsonString(std::string& out, std::string_view utf8) {
   size_t i = 0;
   while (i < n) {
     size_t run = i;
+    while (n - run >= 8 && PlainAsciiWord(p + run)) run += 8;
     while (run < n && IsPlainAscii(p[run])) ++run;
     if (run > i) {
       out.append(utf8.data() + i, run - i);

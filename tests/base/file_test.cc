@@ -133,6 +133,19 @@ TEST(FileTest, JoinPath) {
   EXPECT_EQ(JoinPath("", "b"), "b");
 }
 
+// Into a buffer that held a longer path: overwritten, not appended to.
+TEST(FileTest, JoinPathIntoOverwritesItsBuffer) {
+  std::string out = "a/much/longer/path/held/before";
+  JoinPathInto(&out, "/root", "k/x.parquet");
+  EXPECT_EQ(out, "/root/k/x.parquet");
+  JoinPathInto(&out, "/", "x");
+  EXPECT_EQ(out, "/x");
+  JoinPathInto(&out, "", "b");
+  EXPECT_EQ(out, "b");
+  JoinPathInto(&out, "a/", "b");
+  EXPECT_EQ(out, "a/b");
+}
+
 TEST(FileTest, ErrnoStatusSaysWhatWhereAndWhy) {
   EXPECT_EQ(ErrnoStatus("cannot open", "/a/b", ENOENT).ToString(),
             "not found: cannot open /a/b: No such file or directory");

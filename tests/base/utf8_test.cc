@@ -22,6 +22,20 @@ TEST(FindInvalidUtf8, AcceptsWhatPythonDecodes) {
   EXPECT_EQ(FindInvalidUtf8("h\xc3\xa9llo \xe2\x82\xac"), kValid);
 }
 
+// A bad or multi-byte sequence at every offset of a run of ASCII (read
+// eight bytes at a time): found at its own offset, or accepted.
+TEST(FindInvalidUtf8, FindsASequenceAtAnyOffsetOfAnAsciiRun) {
+  const std::string ascii(24, 'a');
+  for (size_t at = 0; at <= ascii.size(); ++at) {
+    const std::string head = ascii.substr(0, at), tail = ascii.substr(at);
+    EXPECT_EQ(FindInvalidUtf8(head + "\x80" + tail), at);
+    EXPECT_EQ(FindInvalidUtf8(head + "\xed\xa0\x80" + tail), at);  // a surrogate
+    EXPECT_EQ(FindInvalidUtf8(head + "\xe2\x82\xac" + tail), kValid);
+    EXPECT_EQ(FindInvalidUtf8(head + "\xe2\x82\xac" + tail + "\xff"), at + 3 + tail.size());
+    EXPECT_EQ(FindInvalidUtf8(head + "\xc3"), at);  // truncated at the end
+  }
+}
+
 // Offsets are those of UnicodeDecodeError.start for bytes.decode("utf-8").
 TEST(FindInvalidUtf8, ReportsTheLeadByteOfTheFirstBadSequence) {
   EXPECT_EQ(FindInvalidUtf8("\x80"), 0u);                    // lone continuation

@@ -205,7 +205,9 @@ class StreamingDataset(_Base):
     def _set_shard_table(self, eng):
         """Mosaic's per-stream and per-shard attributes, from the engine's
         sample count and stream of each shard (numbered stream by stream)."""
-        self.samples_per_shard = eng.samples_per_shard.astype(np.int64)
+        # A view, not a copy: counts fit int64, and a dataset of a million
+        # shards keeps one 8 MB array a process, not two.
+        self.samples_per_shard = eng.samples_per_shard.view(np.int64)
         self.stream_per_shard = eng.stream_per_shard.astype(np.int64)
         self.num_shards = len(self.samples_per_shard)
         self.num_streams = len(self.streams)

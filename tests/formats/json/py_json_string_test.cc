@@ -1,4 +1,6 @@
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -14,6 +16,27 @@ std::string Quote(std::string_view s) {
   Status st = AppendPyJsonString(out, s);
   EXPECT_TRUE(st.ok()) << st.ToString();
   return out;
+}
+
+// Each character that is escaped, at every offset of a 24-byte string of
+// plain ones (plain runs are scanned eight bytes at a time): escaped where
+// it is, the rest copied. Expected forms are json.dumps'.
+TEST(AppendPyJsonString, EscapesACharacterAtAnyOffsetOfAPlainRun) {
+  const std::vector<std::pair<std::string, std::string>> escapes = {
+      {"\""s, R"(\")"},    {"\\"s, R"(\\)"},      {"\n"s, R"(\n)"},
+      {"\x01"s, R"(\u0001)"}, {"\x1f"s, R"(\u001f)"}, {"\x7f"s, R"(\u007f)"},
+      {"\0"s, R"(\u0000)"},  {"\xc3\xa9"s, R"(\u00e9)"}, {"\xe2\x98\x83"s, R"(\u2603)"},
+  };
+  const std::string plain = "~ !#$%&'()*+,-./0123[]^_";  // ' '..'~' but '"' and '\\'
+  ASSERT_EQ(plain.size(), 24u);
+  for (const auto& [raw, escaped] : escapes) {
+    for (size_t at = 0; at <= plain.size(); ++at) {
+      const std::string in = plain.substr(0, at) + raw + plain.substr(at);
+      EXPECT_EQ(Quote(in), "\"" + plain.substr(0, at) + escaped + plain.substr(at) + "\"")
+          << escaped << " at " << at;
+    }
+  }
+  EXPECT_EQ(Quote(plain), "\"" + plain + "\"");
 }
 
 // Expected text from CPython 3.11 json.dumps.

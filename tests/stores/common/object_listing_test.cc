@@ -137,6 +137,75 @@ TEST(XmlListingPageTest, APageOfAnotherKindIsCorrupt) {
   EXPECT_EQ(r.status().message(), "s3://b: list page 0 has no <ListBucketResult>");
 }
 
+// A small listing (one sort, no parts): short keys (held in the string
+// itself) and long ones, in cycles of several lengths and a fixed point,
+// each moved with its size and etag.
+TEST(SortByKeyTest, ASmallListingIsInKeyOrderWithItsFields) {
+  std::vector<ObjectInfo> objects = {
+      {"c", 3, "tag-c"},
+      {"a/long-enough-to-live-outside-the-string-1.parquet", 11, "etag-long-1"},
+      {"b", 2, "tag-b"},  // already in its place
+      {"_x", 0, ""},
+      {"a/long-enough-to-live-outside-the-string-0.parquet", 10, "etag-long-0"},
+      {"a", 1, "tag-a"},
+  };
+  SortByKey(&objects);
+  const std::vector<ObjectInfo> expected = {
+      {"_x", 0, ""},
+      {"a", 1, "tag-a"},
+      {"a/long-enough-to-live-outside-the-string-0.parquet", 10, "etag-long-0"},
+      {"a/long-enough-to-live-outside-the-string-1.parquet", 11, "etag-long-1"},
+      {"b", 2, "tag-b"},
+      {"c", 3, "tag-c"},
+  };
+  ASSERT_EQ(objects.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(objects[i].key, expected[i].key) << i;
+    EXPECT_EQ(objects[i].size, expected[i].size) << i;
+    EXPECT_EQ(objects[i].etag, expected[i].etag) << i;
+  }
+  std::vector<ObjectInfo> none;
+  SortByKey(&none);
+  EXPECT_TRUE(none.empty());
+  std::vector<ObjectInfo> one = {{"k", 5, "e"}};
+  SortByKey(&one);
+  EXPECT_EQ(one[0].key, "k");
+  EXPECT_EQ(one[0].etag, "e");
+}
+
+// Keys whose order the 8 bytes after their shared prefix cannot tell
+// alone: a key the prefix of another, NUL bytes (beside the zeros past a
+// short key's end), bytes above 0x7f (unsigned, as std::string compares),
+// keys alike for more than 8 bytes, one key the shared prefix itself. In
+// every rotation and reversal, the order std::sort gives the keys.
+TEST(SortByKeyTest, KeysAlikeInTheirFirstBytesAreInBytewiseOrder) {
+  using namespace std::string_literals;
+  const std::vector<std::string> keys = {
+      "p/",          "p/a",          "p/a\0"s,      "p/a\0\0"s,  "p/a\x01",
+      "p/ab",        "p/\x80",      "p/\xff\x01", "p/\x7f",     "p/abcdefgh",
+      "p/abcdefghi", "p/abcdefgh\0"s, "p/abcdefgg\xff", "p/abcdefgh-1", "p/abcdefgh-0",
+  };
+  std::vector<std::string> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t rotation = 0; rotation < keys.size(); ++rotation) {
+    for (const bool reversed : {false, true}) {
+      std::vector<ObjectInfo> objects;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        const std::string& k = keys[(i + rotation) % keys.size()];
+        objects.push_back({k, k.size(), "e" + k});
+      }
+      if (reversed) std::reverse(objects.begin(), objects.end());
+      SortByKey(&objects);
+      ASSERT_EQ(objects.size(), sorted.size());
+      for (size_t i = 0; i < sorted.size(); ++i) {
+        ASSERT_EQ(objects[i].key, sorted[i]) << rotation << " " << reversed << " " << i;
+        ASSERT_EQ(objects[i].size, sorted[i].size());
+        ASSERT_EQ(objects[i].etag, "e" + sorted[i]);
+      }
+    }
+  }
+}
+
 // A listing large enough to be sorted in parts and merged: every object
 // in key order, each with its own size and etag (moved with its key).
 TEST(SortByKeyTest, ALargeListingSortedInPartsIsInKeyOrderWithItsFields) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -120,6 +121,25 @@ TEST(LocalFileTag, IsTheInodeAndTheMtimeInNanosecondsAtAnyWidth) {
   st.st_mtim.tv_sec = 1733500000;
   st.st_mtim.tv_nsec = 5;
   EXPECT_EQ(LocalFileTag(st), "1234567-1733500000000000005");
+}
+
+// Every digit count of both numbers, odd and even (the digits are written
+// two at a time from the end), against to_string's decimal text.
+TEST(LocalFileTag, WritesEveryDigitCountOfBothNumbers) {
+  std::vector<uint64_t> values = {0, 9, 10, 99, 100, 101, 909};
+  for (uint64_t p = 1000; p <= 1000000000000000000u; p *= 10) {
+    values.insert(values.end(), {p - 1, p, p + 1, p + p / 2 + 7});
+  }
+  values.insert(values.end(), {10000000000000000000u, UINT64_MAX - 1, UINT64_MAX});
+  for (const uint64_t v : values) {
+    struct stat st {};
+    st.st_ino = v;
+    st.st_mtim.tv_sec = static_cast<time_t>(v / 1000000000u);
+    st.st_mtim.tv_nsec = static_cast<long>(v % 1000000000u);
+    EXPECT_EQ(LocalFileTag(st), std::to_string(v) + "-" + std::to_string(v)) << v;
+    st.st_ino = v / 7;
+    EXPECT_EQ(LocalFileTag(st), std::to_string(v / 7) + "-" + std::to_string(v)) << v;
+  }
 }
 
 TEST_F(FileStoreTest, ListGivesEachFileItsInodeAndMtimeAsEtag) {
