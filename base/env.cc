@@ -185,11 +185,17 @@ class PosixEnv final : public Env {
   }
 
   Result<std::vector<std::string>> ListFolder(const FsPath& folder) override {
+    std::vector<std::string> names;
+    SLUICE_RETURN_IF_ERROR(ForEachInFolder(folder, [&](const char* name) { names.emplace_back(name); }));
+    return names;
+  }
+
+  Status ForEachInFolder(const FsPath& folder,
+                         const std::function<void(const char* name)>& each) override {
     SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, OpenFolder(folder, true));
     DIR* d = ::fdopendir(fd.get());
     if (d == nullptr) return ErrnoStatus("cannot list", folder.path, errno);
     fd.Release();  // closedir closes it
-    std::vector<std::string> names;
     Status status;
     while (true) {
       errno = 0;
@@ -199,15 +205,21 @@ class PosixEnv final : public Env {
         break;
       }
       const std::string_view name = e->d_name;
-      if (name != "." && name != "..") names.emplace_back(name);
+      if (name != "." && name != "..") each(e->d_name);
     }
     ::closedir(d);
-    if (!status.ok()) return status;
-    return names;
+    return status;
   }
 };
 
 }  // namespace
+
+Status Env::ForEachInFolder(const FsPath& folder,
+                            const std::function<void(const char* name)>& each) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names, ListFolder(folder));
+  for (const std::string& name : names) each(name.c_str());
+  return Status::Ok();
+}
 
 Env* Env::Default() {
   static PosixEnv* const env = new PosixEnv();  // never destroyed: used until exit

@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -140,6 +141,13 @@ class Env {
   // The names in a folder, without "." and "..", in the order the file
   // system gives them.
   virtual Result<std::vector<std::string>> ListFolder(const FsPath& folder) = 0;
+  // Calls `each` with every name ListFolder gives (NUL-terminated, valid
+  // during the call), in the same order, without keeping them: a folder of a
+  // million files costs no million strings. Stops at the first error. The
+  // default goes through ListFolder, so a test double that fails listings
+  // fails this too.
+  virtual Status ForEachInFolder(const FsPath& folder,
+                                 const std::function<void(const char* name)>& each);
 
   // --------------------------------------- loops over the calls above
   // Writes all of `data`, continuing after short writes.

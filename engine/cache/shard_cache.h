@@ -54,6 +54,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -274,8 +275,9 @@ class ShardCache {
   // The members below are implemented by topic: shard_cache.cc (naming,
   // the acquire path), shard_cache_open.cc (Init), shard_cache_waiting.cc
   // (WaitUntil and the locks), shard_cache_accounting.cc,
-  // shard_cache_eviction.cc (Touch, MakeRoom, EvictLocked) and
-  // shard_cache_files.cc (a shard's files and temporaries).
+  // shard_cache_eviction.cc (Touch, MakeRoom, EvictLocked),
+  // shard_cache_files.cc (a shard's files and temporaries) and
+  // shard_cache_recount.cc (FileStates).
   ShardCache(CacheOptions options, std::shared_ptr<const ShardSpecList> shards);
   Status Init();
   Status CheckUsable(size_t shard) const;
@@ -360,6 +362,10 @@ class ShardCache {
   // 1 = present, 0 = absent, -1 = a file of the wrong size or kind, or a
   // symbolic link on the way (for an evictable cache).
   int FileState(size_t shard) const;
+  // FileState of every shard, read folder by folder (shard_cache_recount.cc):
+  // one listing of each folder holding shards, a stat (relative to that
+  // folder) only of the names listed, no path walked per shard.
+  std::vector<int8_t> FileStates() const;
   // Bytes a present shard takes (with its companion when that exists), and
   // the bytes reserved while it is fetched.
   uint64_t KeptBytes(size_t shard) const;
@@ -370,8 +376,18 @@ class ShardCache {
   std::string TempName(size_t shard, const TempOwner& owner, uint32_t seq) const;
   int64_t TimeoutMs() const { return options_.wait_timeout.count(); }
 
+  // What Open's one pass over the shard list found.
+  struct ListFacts {
+    uint64_t fingerprint = 0;  // of the names and sizes: the state file's
+    bool ascending = false;    // names strictly ascending, bytewise
+    // The folders of every name and companion, "" (the root) first, each
+    // once: views into the list.
+    std::vector<std::string_view> folders;
+  };
+
   CacheOptions options_;
   std::shared_ptr<const ShardSpecList> shards_;
+  ListFacts facts_;
   ConfinedDir root_dir_;  // every shard file is reached through it
   std::string lock_path_;
   std::string state_path_;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 #include "base/file.h"
@@ -19,10 +20,8 @@ using cache_internal::ParentOf;
 using cache_internal::Store;
 
 int ShardCache::FileState(size_t shard) const {
-  auto st = root_dir_.Stat(spec(shard).name, /*follow_links=*/!options_.evictable);
-  if (!st.ok()) return st.status().code() == StatusCode::kNotFound ? 0 : -1;
-  return S_ISREG(st->st_mode) && static_cast<uint64_t>(st->st_size) == spec(shard).bytes ? 1
-                                                                                           : -1;
+  return cache_internal::FileStateOf(root_dir_.Stat(spec(shard).name, /*follow_links=*/!options_.evictable),
+                                     spec(shard).bytes);
 }
 
 uint64_t ShardCache::KeptBytes(size_t shard) const {
@@ -48,13 +47,7 @@ std::string ShardCache::TempName(size_t shard, const TempOwner& owner, uint32_t 
 }
 
 void ShardCache::SweepDeadTemps() const {
-  std::unordered_set<std::string> folders{""};
-  for (size_t i = 0; i < shards_->size(); ++i) {
-    const ShardSpecView s = shards_->at(i);
-    folders.insert(ParentOf(s.name));
-    if (!s.companion.empty()) folders.insert(ParentOf(s.companion));
-  }
-  for (const std::string& folder : folders) (void)root_dir_.SweepDeadTemps(folder);
+  for (std::string_view folder : facts_.folders) (void)root_dir_.SweepDeadTemps(folder);
 }
 
 void ShardCache::RemoveStaleTemp(size_t shard) {

@@ -3,12 +3,15 @@
 // bracket around accounting. Not part of the cache's interface.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "base/status.h"
 #include "engine/cache/cache_layout.h"
 #include "engine/cache/ofd_lock.h"
 #include "engine/cache/shard_cache.h"
@@ -31,9 +34,23 @@ void Store(T& field, T value) {
 inline uint64_t Minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
 // "a/b/c" -> "a/b"; "c" -> "".
-inline std::string ParentOf(std::string_view name) {
+inline std::string_view ParentOf(std::string_view name) {
   size_t slash = name.rfind('/');
-  return slash == std::string_view::npos ? "" : std::string(name.substr(0, slash));
+  return slash == std::string_view::npos ? std::string_view() : name.substr(0, slash);
+}
+// "a/b/c" -> "c"; "c" -> "c".
+inline std::string_view BaseOf(std::string_view name) {
+  size_t slash = name.rfind('/');
+  return slash == std::string_view::npos ? name : name.substr(slash + 1);
+}
+
+// The one rule of a shard's presence, from what a stat of its name said:
+// 1 = a regular file of exactly `bytes`, 0 = missing (it or a folder on its
+// way), -1 = anything else (wrong size, a folder or link in its place, a
+// link on the way, an unreadable folder).
+inline int FileStateOf(const Result<struct stat>& st, uint64_t bytes) {
+  if (!st.ok()) return st.status().code() == StatusCode::kNotFound ? 0 : -1;
+  return S_ISREG(st->st_mode) && static_cast<uint64_t>(st->st_size) == bytes ? 1 : -1;
 }
 
 // The AcquireTimes of the Acquire running on this thread (null: none

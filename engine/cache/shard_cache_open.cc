@@ -29,23 +29,26 @@ using cache_internal::UnlockByte;
 
 namespace {
 
-uint64_t Fingerprint(const ShardSpecList& shards) {
-  uint64_t h = 14695981039346656037ull;  // FNV-1a 64
-  auto mix = [&h](const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < n; ++i) { h ^= p[i]; h *= 1099511628211ull; }
-  };
-  uint64_t count = shards.size();
-  mix(&count, sizeof(count));
-  for (size_t i = 0; i < shards.size(); ++i) {
-    const ShardSpecView s = shards.at(i);
+// FNV-1a 64 of the shard count, then each name's length, name and size: the
+// state file's fingerprint of a shard list, taken shard by shard.
+class Fingerprint {
+ public:
+  explicit Fingerprint(uint64_t count) { Mix(&count, sizeof(count)); }
+  void Add(const ShardSpecView& s) {
     uint64_t len = s.name.size();
-    mix(&len, sizeof(len));
-    mix(s.name.data(), s.name.size());
-    mix(&s.bytes, sizeof(s.bytes));
+    Mix(&len, sizeof(len));
+    Mix(s.name.data(), s.name.size());
+    Mix(&s.bytes, sizeof(s.bytes));
   }
-  return h;
-}
+  uint64_t value() const { return h_; }
+
+ private:
+  void Mix(const void* data, size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < n; ++i) { h_ ^= p[i]; h_ *= 1099511628211ull; }
+  }
+  uint64_t h_ = 14695981039346656037ull;
+};
 
 Status ValidateName(size_t index, std::string_view name) {
   auto bad = [&](const char* why) {
@@ -103,8 +106,28 @@ Result<std::unique_ptr<ShardCache>> ShardCache::Open(CacheOptions options,
     return InvalidArgumentError("shard cache '" + options.root + "': wait_timeout is negative");
   }
   const ShardSpecList& shards = *list;
+  // One pass over the list learns all Open and Init need of it (a million
+  // calls of at() a pass): the names' checks, their order, their folders,
+  // the fingerprint. Names in strictly ascending order cannot repeat: a list
+  // sorted as listings and indexes mostly are is checked against its
+  // predecessor, with no set of a million names. The set starts where the
+  // order first breaks, holding the names before it, so the first repeat is
+  // still the one named.
   std::unordered_set<std::string_view> names;
-  names.reserve(shards.size());
+  bool ascending = true;
+  std::string_view previous;
+  ListFacts facts;
+  Fingerprint fingerprint(shards.size());
+  std::unordered_set<std::string_view> folders{std::string_view()};
+  facts.folders.push_back(std::string_view());
+  std::string_view last_folder;
+  auto add_folder = [&](std::string_view name) {
+    // A name's folder is most often its predecessor's: no hashing then.
+    const std::string_view folder = cache_internal::ParentOf(name);
+    if (folder == last_folder) return;
+    last_folder = folder;
+    if (folders.insert(folder).second) facts.folders.push_back(folder);
+  };
   size_t largest = 0;
   auto fetch_bytes = [&](const ShardSpecView& s) {
     return s.bytes + std::max(s.fetch_extra, s.companion_bytes);
@@ -118,11 +141,23 @@ Result<std::unique_ptr<ShardCache>> ShardCache::Open(CacheOptions options,
       SLUICE_RETURN_IF_ERROR(ValidateName(i, s.companion)
                                  .WithContext("shard cache '" + options.root + "': companion"));
     }
-    if (!names.insert(s.name).second) {
-      return InvalidArgumentError("shard cache '" + options.root + "': shard " +
-                                  std::to_string(i) + " name '" + std::string(s.name) +
-                                  "' is used by an earlier shard too");
+    if (ascending && (i == 0 || previous < s.name)) {
+      previous = s.name;
+    } else {
+      if (ascending) {
+        ascending = false;
+        names.reserve(shards.size());
+        for (size_t j = 0; j < i; ++j) names.insert(shards.at(j).name);
+      }
+      if (!names.insert(s.name).second) {
+        return InvalidArgumentError("shard cache '" + options.root + "': shard " +
+                                    std::to_string(i) + " name '" + std::string(s.name) +
+                                    "' is used by an earlier shard too");
+      }
     }
+    fingerprint.Add(s);
+    add_folder(s.name);
+    if (!s.companion.empty()) add_folder(s.companion);
     if (fetch_bytes(s) > largest_bytes) {
       largest = i;
       largest_bytes = fetch_bytes(s);
@@ -135,7 +170,10 @@ Result<std::unique_ptr<ShardCache>> ShardCache::Open(CacheOptions options,
         " '" + std::string(shards.at(largest).name) + "' (" + std::to_string(largest_bytes) +
         " bytes with its scratch or companion file)");
   }
+  facts.fingerprint = fingerprint.value();
+  facts.ascending = ascending;
   std::unique_ptr<ShardCache> cache(new ShardCache(std::move(options), std::move(list)));
+  cache->facts_ = std::move(facts);
   SLUICE_RETURN_IF_ERROR(cache->Init());
   return cache;
 }
@@ -181,7 +219,7 @@ Status ShardCache::Init() {
   const struct stat st = *stat;
   const uint64_t map_size =
       sizeof(cl::CacheStateHeader) + shards_->size() * sizeof(cl::CacheShardRecord);
-  const uint64_t fingerprint = Fingerprint(*shards_);
+  const uint64_t fingerprint = facts_.fingerprint;
   auto map = [&]() -> Status {
     auto mapped = env->MapShared(state_fd.get(), state_path_, map_size);
     if (!mapped.ok()) return mapped.status().WithContext(Prefix());

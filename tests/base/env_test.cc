@@ -128,5 +128,20 @@ TEST_F(EnvTest, ListsEveryNameButDots) {
   EXPECT_EQ(*names, (std::vector<std::string>{".hidden", "d", "x", "y"}));
 }
 
+// The names one at a time, in ListFolder's order, and its error for a
+// folder that cannot be listed.
+TEST_F(EnvTest, ForEachInFolderGivesListFoldersNamesInItsOrder) {
+  for (const char* name : {"x", ".hidden", "y"}) ASSERT_TRUE(WriteFileAtomic(Path(name), "").ok());
+  ASSERT_TRUE(env_->MakeFolder(Path("d")).ok());
+  std::vector<std::string> names;
+  ASSERT_TRUE(env_->ForEachInFolder(dir_.path(), [&](const char* name) { names.emplace_back(name); }).ok());
+  EXPECT_EQ(names, *env_->ListFolder(dir_.path()));
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{".hidden", "d", "x", "y"}));
+  const std::string missing = Path("missing");
+  EXPECT_EQ(env_->ForEachInFolder(missing, [](const char*) {}).ToString(),
+            "not found: cannot open folder " + missing + ": No such file or directory");
+}
+
 }  // namespace
 }  // namespace sluice

@@ -85,6 +85,20 @@ TEST_F(FaultEnvTest, SharedMapsAndByteLocksWorkAndFail) {
   EXPECT_EQ(env_.fired(), 2);
 }
 
+// Env's own ForEachInFolder goes through the double's ListFolder: a
+// listing it fails fails there too.
+TEST_F(FaultEnvTest, AFailedListingFailsForEachInFolderToo) {
+  ASSERT_TRUE(WriteFileAtomic(Path("f"), "abc").ok());
+  env_.Add({.op = FsOp::kList, .err = EIO});
+  int seen = 0;
+  EXPECT_EQ(env_.ForEachInFolder(dir_.path(), [&](const char*) { ++seen; }).ToString(),
+            "i/o error: cannot list " + dir_.path() + ": Input/output error");
+  EXPECT_EQ(seen, 0);
+  std::vector<std::string> names;
+  ASSERT_TRUE(env_.ForEachInFolder(dir_.path(), [&](const char* name) { names.emplace_back(name); }).ok());
+  EXPECT_EQ(names, std::vector<std::string>{"f"});
+}
+
 TEST_F(FaultEnvTest, EachKindOfCallCanFail) {
   ASSERT_TRUE(WriteFileAtomic(Path("f"), "abc").ok());
   auto fd = Env::Default()->Open(Path("f"), OpenMode::kReadWrite);
