@@ -208,20 +208,42 @@ class StreamingDataset(_Base):
         # A view, not a copy: counts fit int64, and a dataset of a million
         # shards keeps one 8 MB array a process, not two.
         self.samples_per_shard = eng.samples_per_shard.view(np.int64)
-        self.stream_per_shard = eng.stream_per_shard.astype(np.int64)
         self.num_shards = len(self.samples_per_shard)
         self.num_streams = len(self.streams)
-        self.shards_per_stream = np.bincount(self.stream_per_shard,
-                                             minlength=self.num_streams).astype(np.int64)
+        self.shards_per_stream = eng.shards_per_stream.astype(np.int64)
         self.shard_offset_per_stream = np.concatenate(
             [[0], np.cumsum(self.shards_per_stream)[:-1]]).astype(np.int64)
-        self.samples_per_stream = np.bincount(self.stream_per_shard,
-                                              weights=self.samples_per_shard,
-                                              minlength=self.num_streams).astype(np.int64)
+        self.samples_per_stream = np.array(
+            [self.samples_per_shard[o:o + n].sum() for o, n in
+             zip(self.shard_offset_per_stream.tolist(), self.shards_per_stream.tolist())],
+            dtype=np.int64)
+        self._stream_per_shard = None  # made when asked: 8 MB at a million shards
         self.sample_offset_per_stream = np.concatenate(
             [[0], np.cumsum(self.samples_per_stream)[:-1]]).astype(np.int64)
         # Described one by one when asked (a dataset may have millions).
         self.shards = ShardInfos(eng, self.num_shards)
+
+    @property
+    def stream_per_shard(self):
+        """Each shard's stream index (int64, as Mosaic's), made on first use."""
+        if self._stream_per_shard is None:
+            self._stream_per_shard = np.repeat(
+                np.arange(self.num_streams, dtype=np.int64), self.shards_per_stream)
+        return self._stream_per_shard
+
+    @stream_per_shard.setter
+    def stream_per_shard(self, value):
+        self._stream_per_shard = value
+
+    def _stream_of_shard(self, shard):
+        """The stream holding global shard `shard`: the last to start at or
+        before it (streams are never empty)."""
+        return int(np.searchsorted(self.shard_offset_per_stream, shard, side='right')) - 1
+
+    def _shards_of_stream(self, s):
+        """Stream s's shards' sample counts, a view."""
+        o = int(self.shard_offset_per_stream[s])
+        return self.samples_per_shard[o:o + int(self.shards_per_stream[s])]
 
     def _split_of(self, stream):
         """The split a stream's files are under: its own when the dataset was
@@ -257,7 +279,7 @@ class StreamingDataset(_Base):
         for sample_id in np.asarray(sample_ids, dtype=np.int64).reshape(-1).tolist():
             shard, index = spanner[sample_id]
             raw = self.shards[shard].raw_data
-            out.append({'sample_id': sample_id, 'stream': int(self.stream_per_shard[shard]),
+            out.append({'sample_id': sample_id, 'stream': self._stream_of_shard(shard),
                         'shard': shard, 'shard_file': raw.basename if raw else None,
                         'index_in_shard': index})
         return out
@@ -465,8 +487,7 @@ class StreamingDataset(_Base):
     def _config(self, world, workers, epoch, sample_in_epoch, state=None, replication=-1):
         if replication == -1:  # the dataset's
             replication = self.replication
-        shard_sizes = [self.samples_per_shard[self.stream_per_shard == s].tolist()
-                       for s in range(self.num_streams)]
+        shard_sizes = [self._shards_of_stream(s).tolist() for s in range(self.num_streams)]
         return {
             'streams': [s.spec(z) for s, z in zip(self.streams, shard_sizes)],
             'epoch_size': self._epoch_size_arg,

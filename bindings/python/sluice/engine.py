@@ -148,10 +148,15 @@ class Engine:
         # One call for the whole table: a dataset may have millions of shards.
         num_shards = int(_lib_.sluice_stream_num_shards(h))
         self.samples_per_shard = np.empty(num_shards, dtype=np.uint64)
-        self.stream_per_shard = np.empty(num_shards, dtype=np.uint32)
+        stream_per_shard = np.empty(num_shards, dtype=np.uint32)
         _lib.check(_lib_.sluice_stream_shard_table(
             h, self.samples_per_shard.ctypes.data_as(_P(ctypes.c_uint64)),
-            self.stream_per_shard.ctypes.data_as(_P(ctypes.c_uint32)), num_shards))
+            stream_per_shard.ctypes.data_as(_P(ctypes.c_uint32)), num_shards))
+        # Shards are numbered stream by stream, so each stream's count of
+        # them is all that is kept of each shard's stream (4 MB at 1M).
+        self.shards_per_stream = np.diff(np.searchsorted(
+            stream_per_shard, np.arange(self.num_streams + 1), side='left'))
+        del stream_per_shard
         self._set_decoders(h)
         # Masks and pieces are a Parquet stream's (the format whose fields may
         # be null). Without one both switches stay off: the engine collects
@@ -211,8 +216,7 @@ class Engine:
         # shards likewise): a stream ends where its last shard does.
         ends = np.zeros(len(self.samples_per_shard) + 1, dtype=np.uint64)
         np.cumsum(self.samples_per_shard, out=ends[1:])
-        shard_ends = np.searchsorted(self.stream_per_shard, np.arange(self.num_streams),
-                                     side='right')
+        shard_ends = np.cumsum(self.shards_per_stream)
         self._stream_ends = [int(ends[k]) for k in shard_ends]
 
     def streams_with_other_columns(self):

@@ -5,6 +5,7 @@ batching method included)."""
 import json
 import os
 
+import numpy as np
 import pytest
 
 from test_streaming import ORDER, write_stream
@@ -81,3 +82,22 @@ def test_shard_and_stream_attributes_are_mosaics(tmp_path, path):
     assert ds.shard_offset_per_stream.tolist() == [0, 3]
     assert ds.samples_per_stream.tolist() == [15, 10]
     assert ds.sample_offset_per_stream.tolist() == [0, 15]
+
+
+def test_each_shards_stream_comes_from_the_streams_shard_counts(tmp_path):
+    # The engine's per-shard stream array is not kept: each shard's stream is
+    # derived from each stream's shard count, here across three boundaries.
+    a = write_stream(str(tmp_path / 'a'), [4, 6, 5], 0)
+    m = write_stream(str(tmp_path / 'm'), [1], 15)
+    b = write_stream(str(tmp_path / 'b'), [7, 3], 16)
+    ds = sluice.StreamingDataset(streams=[sluice.Stream(local=f) for f in (a, m, b)],
+                                 batch_size=2)
+    assert ds.shards_per_stream.tolist() == [3, 1, 2]
+    assert ds.shard_offset_per_stream.tolist() == [0, 3, 4]
+    assert ds.samples_per_stream.tolist() == [15, 1, 10]
+    assert ds.sample_offset_per_stream.tolist() == [0, 15, 16]
+    assert ds.stream_per_shard.tolist() == [0, 0, 0, 1, 2, 2]
+    assert ds.stream_per_shard.dtype == np.int64
+    origins = ds.sample_origins([0, 14, 15, 16, 25])
+    assert [(o['stream'], o['shard'], o['index_in_shard']) for o in origins] == \
+        [(0, 0, 0), (0, 2, 4), (1, 3, 0), (2, 4, 0), (2, 5, 2)]
