@@ -100,7 +100,7 @@ Status StreamingDataset::AddStream(size_t s, StreamsInOpening* opening) {
   guessed_heads_.push_back(std::move(guessed));
   guessed_pieces_.push_back(std::move(guessed_piece));
   SLUICE_RETURN_IF_ERROR(AddStreamShards(s, *index, where, opening));
-  index_fingerprints_.push_back(IndexFingerprint(*index));
+  index_fingerprints_.emplace_back();  // made when first asked (Order)
   indexes_.push_back(std::make_shared<const ShardTable>(std::move(*index)));
   index_json_bytes_.push_back(index_json_bytes);
   remotes_.push_back(std::move(*remote));
@@ -904,7 +904,9 @@ OrderRecord StreamingDataset::Order(uint64_t shuffle_seed, int64_t num_canonical
                                     int64_t epoch) const {
   OrderRecord r;
   for (size_t s = 0; s < indexes_.size(); ++s) {
-    r.streams.push_back(StreamOrderPart(options_.streams[s], *indexes_[s], index_fingerprints_[s]));
+    std::optional<std::string>& fingerprint = index_fingerprints_[s];
+    if (!fingerprint) fingerprint = IndexFingerprint(*indexes_[s]);
+    r.streams.push_back(StreamOrderPart(options_.streams[s], *indexes_[s], *fingerprint));
   }
   r.sampling = SamplingOrderPart(options_, shuffle_seed, num_canonical_nodes);
   r.worlds = worlds_;
