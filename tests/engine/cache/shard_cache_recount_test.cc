@@ -18,6 +18,7 @@
 #include "base/file.h"
 #include "engine/cache/cache_layout.h"
 #include "engine/cache/shard_cache.h"
+#include "engine/cache/shard_cache_internal.h"
 #include "engine/cache/state_dir.h"
 #include "tests/base/fault_env.h"
 #include "tests/base/forwarding_env.h"
@@ -229,6 +230,15 @@ TEST_F(ShardCacheRecountTest, StatsOnlyTheNamesItsFoldersList) {
   std::vector<uint64_t> expected(500, 0);
   expected[7] = expected[300] = 10;
   EXPECT_EQ(got, expected);
+}
+
+// The recount numbers shards in 32 bits: a list of more is refused by
+// count, not numbered wrongly.
+TEST(ShardCacheRecountCountTest, NumbersAtMostUint32MaxShards) {
+  EXPECT_TRUE(cache_internal::CheckRecountShardCount(0).ok());
+  EXPECT_TRUE(cache_internal::CheckRecountShardCount(UINT32_MAX).ok());
+  EXPECT_EQ(cache_internal::CheckRecountShardCount(uint64_t{UINT32_MAX} + 1).ToString(),
+            "invalid argument: 4294967296 shards: a cache's recount numbers at most 4294967295");
 }
 
 // The sweep of dead fetchers' temporaries reaches every folder of a shard
