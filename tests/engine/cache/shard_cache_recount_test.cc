@@ -28,6 +28,7 @@ namespace sluice {
 namespace {
 
 using cache_test::ListFiles;
+using cache_test::OpenError;
 using cache_test::ScratchDir;
 using cache_test::WriteWhole;
 
@@ -259,12 +260,7 @@ TEST_F(ShardCacheRecountTest, OpenSweepsEveryShardAndCompanionFolder) {
 // Repeated and bad names are refused with the same error whether or not the
 // list is in order, the first offender by number named.
 TEST_F(ShardCacheRecountTest, RepeatedNamesAreRefusedInAnyOrder) {
-  CacheOptions o;
-  o.root = root();
-  auto err = [&](std::vector<ShardSpec> specs) {
-    auto c = ShardCache::Open(o, std::move(specs));
-    return c.ok() ? std::string("ok") : c.status().ToString();
-  };
+  auto err = [&](std::vector<ShardSpec> specs) { return OpenError(root(), std::move(specs)); };
   const std::string p = "invalid argument: shard cache '" + root() + "': ";
   EXPECT_EQ(err({{"a", 1}, {"b", 1}, {"b", 1}}), p + "shard 2 name 'b' is used by an earlier shard too");
   EXPECT_EQ(err({{"b", 1}, {"a", 1}, {"b", 1}}), p + "shard 2 name 'b' is used by an earlier shard too");
