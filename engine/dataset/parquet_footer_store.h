@@ -115,6 +115,13 @@ class ParquetFooterStore {
 // <state_dir>/parquet_footers.
 std::string ParquetFooterStorePath(const std::string& state_dir);
 
+// The error of a read of a tail's bytes [offset, offset + length) of `url`
+// answered with fewer (`answered`): kCorrupt, naming `what` (the file, or
+// its row group), the URL, the range and the file's `listed_size`. The one
+// text of a short tail, whichever path read it.
+Status ParquetTailShortAnswerError(std::string_view what, std::string_view url, uint64_t offset,
+                                   uint64_t length, uint64_t answered, uint64_t listed_size);
+
 // The tail of `key` (a file of `size` bytes, named `file` in errors) by at
 // most two ranged reads of `remote`, each of the version listed: `size`
 // and `etag` (ListedFile::etag; "" = any) as GetRangeOnlyOfVersion checks
