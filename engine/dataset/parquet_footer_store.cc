@@ -256,19 +256,13 @@ Result<std::string_view> ReadParquetTailInRoom(RemoteSource& remote, const std::
 
 Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
                                     const std::string& file, uint64_t size,
-                                    const std::string& etag, UninitializedBuffer* room) {
-  std::string longer;
-  SLUICE_ASSIGN_OR_RETURN(std::string_view tail,
-                          ReadParquetTailInRoom(remote, key, file, size, etag, room, &longer));
-  if (tail.data() == longer.data()) return longer;
-  return std::string(tail);
-}
-
-Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
-                                    const std::string& file, uint64_t size,
                                     const std::string& etag) {
   UninitializedBuffer room;
-  return ReadParquetTail(remote, key, file, size, etag, &room);
+  std::string longer;
+  SLUICE_ASSIGN_OR_RETURN(std::string_view tail,
+                          ReadParquetTailInRoom(remote, key, file, size, etag, &room, &longer));
+  if (tail.data() == longer.data()) return longer;
+  return std::string(tail);
 }
 
 namespace {

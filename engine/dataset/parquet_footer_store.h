@@ -133,17 +133,13 @@ Status ParquetTailShortAnswerError(std::string_view what, std::string_view url, 
 Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
                                     const std::string& file, uint64_t size,
                                     const std::string& etag);
-// The same, the first read (at most FooterOptions::first_read_bytes) made
-// into `room`, which a reading thread keeps from file to file
-// (RemoteSource::GetRangeOnlyOfVersionInRoom): only the footer's bytes are
-// copied out. `room`'s bytes are unspecified after the call.
-Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
-                                    const std::string& file, uint64_t size,
-                                    const std::string& etag, UninitializedBuffer* room);
 
-// The same without a copy: the tail where it was read, in `room` (or, for
-// a footer longer than the first read, in `longer`), valid until either
-// is used again. Its length is bounded by `size` (ParseFooterLength).
+// The same without a copy: the first read (at most
+// FooterOptions::first_read_bytes) made into `room`, which a reading thread
+// keeps from file to file (RemoteSource::GetRangeOnlyOfVersionInRoom), and
+// the tail lent where it was read, in `room` (or, for a footer longer than
+// the first read, in `longer`), valid until either is used again. Its
+// length is bounded by `size` (ParseFooterLength).
 Result<std::string_view> ReadParquetTailInRoom(RemoteSource& remote, const std::string& key,
                                                const std::string& file, uint64_t size,
                                                const std::string& etag, UninitializedBuffer* room,
