@@ -365,7 +365,8 @@ class ShardCache {
   // FileState of every shard, read folder by folder (shard_cache_recount.cc):
   // one listing of each folder holding shards, a stat (relative to that
   // folder) only of the names listed, no path walked per shard.
-  std::vector<int8_t> FileStates() const;
+  // InvalidArgument for more shards than CheckRecountShardCount allows.
+  Result<std::vector<int8_t>> FileStates() const;
   // Bytes a present shard takes (with its companion when that exists), and
   // the bytes reserved while it is fetched.
   uint64_t KeptBytes(size_t shard) const;

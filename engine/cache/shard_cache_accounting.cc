@@ -23,7 +23,7 @@ void ShardCache::SetAccounted(size_t shard, uint64_t bytes, const DirtyScope&) {
 }
 
 Status ShardCache::RecomputeLocked(const cache_internal::LockFile& op, bool alone) {
-  const std::vector<int8_t> states = FileStates();
+  SLUICE_ASSIGN_OR_RETURN(const std::vector<int8_t> states, FileStates());
   std::vector<uint64_t> accounted(shards_->size(), 0);
   for (size_t j = 0; j < shards_->size(); ++j) {
     if (states[j] == 1) {

@@ -53,6 +53,11 @@ inline int FileStateOf(const Result<struct stat>& st, uint64_t bytes) {
   return S_ISREG(st->st_mode) && static_cast<uint64_t>(st->st_size) == bytes ? 1 : -1;
 }
 
+// Whether the folder-by-folder recount (shard_cache_recount.cc) can number
+// `count` shards: its tables hold a shard's number + 1 in 32 bits (half the
+// memory of size_t at a million shards). InvalidArgument beyond.
+Status CheckRecountShardCount(uint64_t count);
+
 // The AcquireTimes of the Acquire running on this thread (null: none
 // asked), for the waits and the fetch deep inside it; set for the call's
 // duration by its scope.

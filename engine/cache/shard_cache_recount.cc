@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -24,12 +25,17 @@ using cache_internal::ParentOf;
 
 namespace {
 
+// A shard's number in the tables below; 0 in BaseNameTable's slots is
+// empty, so the largest is UINT32_MAX - 1.
+using ShardNumber = uint32_t;
+
 // The shards whose names lie directly in one folder.
 struct FolderShards {
   std::string_view folder;
-  std::vector<uint32_t> shards;
+  std::vector<ShardNumber> shards;
 };
 
+// Only for a list CheckRecountShardCount let through.
 std::vector<FolderShards> GroupByFolder(const ShardSpecList& list) {
   std::vector<FolderShards> groups;
   std::unordered_map<std::string_view, size_t> index;
@@ -42,7 +48,7 @@ std::vector<FolderShards> GroupByFolder(const ShardSpecList& list) {
       if (fresh) groups.push_back(FolderShards{folder, {}});
       last = it->second;
     }
-    groups[last].shards.push_back(static_cast<uint32_t>(i));
+    groups[last].shards.push_back(static_cast<ShardNumber>(i));
   }
   return groups;
 }
@@ -51,9 +57,9 @@ std::vector<FolderShards> GroupByFolder(const ShardSpecList& list) {
 // over their numbers, no string kept (the list holds the names).
 class BaseNameTable {
  public:
-  BaseNameTable(const ShardSpecList& list, const std::vector<uint32_t>& shards)
+  BaseNameTable(const ShardSpecList& list, const std::vector<ShardNumber>& shards)
       : list_(list), slots_(std::bit_ceil(2 * shards.size() + 1), 0) {
-    for (uint32_t shard : shards) {
+    for (ShardNumber shard : shards) {
       size_t at = Hash(BaseOf(list_.at(shard).name));
       while (slots_[at] != 0) at = (at + 1) & (slots_.size() - 1);
       slots_[at] = shard + 1;
@@ -63,7 +69,7 @@ class BaseNameTable {
   int64_t Find(std::string_view base) const {
     for (size_t at = Hash(base);; at = (at + 1) & (slots_.size() - 1)) {
       if (slots_[at] == 0) return -1;
-      const uint32_t shard = slots_[at] - 1;
+      const ShardNumber shard = slots_[at] - 1;
       if (BaseOf(list_.at(shard).name) == base) return shard;
     }
   }
@@ -73,12 +79,19 @@ class BaseNameTable {
     return std::hash<std::string_view>{}(s) & (slots_.size() - 1);
   }
   const ShardSpecList& list_;
-  std::vector<uint32_t> slots_;
+  std::vector<ShardNumber> slots_;  // a shard's number + 1; 0 = empty
 };
 
 }  // namespace
 
-std::vector<int8_t> ShardCache::FileStates() const {
+Status cache_internal::CheckRecountShardCount(uint64_t count) {
+  constexpr uint64_t kMost = std::numeric_limits<ShardNumber>::max();
+  if (count <= kMost) return Status::Ok();
+  return InvalidArgumentError(std::to_string(count) + " shards: a cache's recount numbers at most " +
+                              std::to_string(kMost));
+}
+
+Result<std::vector<int8_t>> ShardCache::FileStates() const {
   const ShardSpecList& list = *shards_;
   std::vector<int8_t> states(list.size(), 0);
   // Lists `folder` and sets the state of each shard `find` names (-1: none)
@@ -132,11 +145,13 @@ std::vector<int8_t> ShardCache::FileStates() const {
     }
     return states;
   }
+  SLUICE_RETURN_IF_ERROR(
+      cache_internal::CheckRecountShardCount(list.size()).WithContext(Prefix()));
   for (const FolderShards& group : GroupByFolder(list)) {
     const BaseNameTable table(list, group.shards);
     auto find = [&](std::string_view base) { return table.Find(base); };
     auto members = [&](const auto& each) {
-      for (uint32_t shard : group.shards) each(shard);
+      for (ShardNumber shard : group.shards) each(shard);
     };
     recount(group.folder, find, members);
   }

@@ -22,8 +22,8 @@ Result<std::string> ParquetFooterSource::Tail(const ShardEntry::FilePiece& piece
                                               ObjectVersion(piece.etag, piece.file_bytes));
     if (!tail.ok()) return tail.status().WithContext(where);
     if (tail->size() != piece.tail_bytes) {
-      return CorruptError(where + ": answered " + std::to_string(tail->size()) + " bytes (the file had " +
-                          std::to_string(piece.file_bytes) + " when it was listed: it changed since?)");
+      return ParquetTailShortAnswerError(group, remote_.Describe() + "/" + key, at, piece.tail_bytes,
+                                         tail->size(), piece.file_bytes);
     }
     return std::move(*tail);
   }

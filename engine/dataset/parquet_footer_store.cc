@@ -213,6 +213,14 @@ std::string ParquetFooterStorePath(const std::string& state_dir) {
   return JoinPath(state_dir, "parquet_footers");
 }
 
+Status ParquetTailShortAnswerError(std::string_view what, std::string_view url, uint64_t offset,
+                                   uint64_t length, uint64_t answered, uint64_t listed_size) {
+  return CorruptError(std::string(what) + ": footer: " + std::string(url) + " answered " +
+                      std::to_string(answered) + " bytes for bytes [" + std::to_string(offset) +
+                      ", " + std::to_string(offset + length) + ") (listed with " +
+                      std::to_string(listed_size) + " bytes: the file changed since it was listed?)");
+}
+
 Result<std::string_view> ReadParquetTailInRoom(RemoteSource& remote, const std::string& key,
                                                const std::string& file, uint64_t size,
                                                const std::string& etag, UninitializedBuffer* room,
@@ -224,9 +232,7 @@ Result<std::string_view> ReadParquetTailInRoom(RemoteSource& remote, const std::
     const std::string range =
         "bytes [" + std::to_string(offset) + ", " + std::to_string(offset + length) + ")";
     if (!got.ok()) return got.status().WithContext(file + ": footer: reading " + range + " of " + url);
-    return CorruptError(file + ": footer: " + url + " answered " + std::to_string(*got) +
-                        " bytes for " + range + " (listed with " + std::to_string(size) +
-                        " bytes: the file changed since it was listed?)");
+    return ParquetTailShortAnswerError(file, url, offset, length, *got, size);
   };
   // The first read (at most FooterOptions::first_read_bytes) into the
   // thread's room, the tail handed out where it lies.
@@ -250,19 +256,13 @@ Result<std::string_view> ReadParquetTailInRoom(RemoteSource& remote, const std::
 
 Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
                                     const std::string& file, uint64_t size,
-                                    const std::string& etag, UninitializedBuffer* room) {
-  std::string longer;
-  SLUICE_ASSIGN_OR_RETURN(std::string_view tail,
-                          ReadParquetTailInRoom(remote, key, file, size, etag, room, &longer));
-  if (tail.data() == longer.data()) return longer;
-  return std::string(tail);
-}
-
-Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
-                                    const std::string& file, uint64_t size,
                                     const std::string& etag) {
   UninitializedBuffer room;
-  return ReadParquetTail(remote, key, file, size, etag, &room);
+  std::string longer;
+  SLUICE_ASSIGN_OR_RETURN(std::string_view tail,
+                          ReadParquetTailInRoom(remote, key, file, size, etag, &room, &longer));
+  if (tail.data() == longer.data()) return longer;
+  return std::string(tail);
 }
 
 namespace {

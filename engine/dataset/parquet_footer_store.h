@@ -126,6 +126,13 @@ class ParquetFooterStore {
 // <state_dir>/parquet_footers.
 std::string ParquetFooterStorePath(const std::string& state_dir);
 
+// The error of a read of a tail's bytes [offset, offset + length) of `url`
+// answered with fewer (`answered`): kCorrupt, naming `what` (the file, or
+// its row group), the URL, the range and the file's `listed_size`. The one
+// text of a short tail, whichever path read it.
+Status ParquetTailShortAnswerError(std::string_view what, std::string_view url, uint64_t offset,
+                                   uint64_t length, uint64_t answered, uint64_t listed_size);
+
 // The tail of `key` (a file of `size` bytes, named `file` in errors) by at
 // most two ranged reads of `remote`, each of the version listed: `size`
 // and `etag` (ListedFile::etag; "" = any) as GetRangeOnlyOfVersion checks
@@ -137,17 +144,13 @@ std::string ParquetFooterStorePath(const std::string& state_dir);
 Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
                                     const std::string& file, uint64_t size,
                                     const std::string& etag);
-// The same, the first read (at most FooterOptions::first_read_bytes) made
-// into `room`, which a reading thread keeps from file to file
-// (RemoteSource::GetRangeOnlyOfVersionInRoom): only the footer's bytes are
-// copied out. `room`'s bytes are unspecified after the call.
-Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
-                                    const std::string& file, uint64_t size,
-                                    const std::string& etag, UninitializedBuffer* room);
 
-// The same without a copy: the tail where it was read, in `room` (or, for
-// a footer longer than the first read, in `longer`), valid until either
-// is used again. Its length is bounded by `size` (ParseFooterLength).
+// The same without a copy: the first read (at most
+// FooterOptions::first_read_bytes) made into `room`, which a reading thread
+// keeps from file to file (RemoteSource::GetRangeOnlyOfVersionInRoom), and
+// the tail lent where it was read, in `room` (or, for a footer longer than
+// the first read, in `longer`), valid until either is used again. Its
+// length is bounded by `size` (ParseFooterLength).
 Result<std::string_view> ReadParquetTailInRoom(RemoteSource& remote, const std::string& key,
                                                const std::string& file, uint64_t size,
                                                const std::string& etag, UninitializedBuffer* room,

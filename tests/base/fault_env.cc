@@ -56,18 +56,18 @@ Result<OwnedFd> FaultEnv::Open(const FsPath& file, OpenMode mode, const OpenOpti
     const bool creates = mode == OpenMode::kWriteTruncate || mode == OpenMode::kWriteNew;
     return ErrnoStatus(creates ? "cannot create" : "cannot open", file.path, f->err);
   }
-  return base_->Open(file, mode, options);
+  return ForwardingEnv::Open(file, mode, options);
 }
 
 Result<size_t> FaultEnv::Read(int fd, std::string_view path, char* buf, size_t size) {
   if (auto f = Hit(FsOp::kRead, path)) return ErrnoStatus("cannot read", path, f->err);
-  return base_->Read(fd, path, buf, size);
+  return ForwardingEnv::Read(fd, path, buf, size);
 }
 
 Result<size_t> FaultEnv::PRead(int fd, std::string_view path, char* buf, size_t size,
                                uint64_t offset) {
   if (auto f = Hit(FsOp::kRead, path)) return ErrnoStatus("cannot read", path, f->err);
-  return base_->PRead(fd, path, buf, size, offset);
+  return ForwardingEnv::PRead(fd, path, buf, size, offset);
 }
 
 Result<size_t> FaultEnv::Write(int fd, std::string_view path, std::string_view data) {
@@ -75,7 +75,7 @@ Result<size_t> FaultEnv::Write(int fd, std::string_view path, std::string_view d
     if (!f->short_write) return ErrnoStatus("cannot write", path, f->err);
     data = data.substr(0, std::min(f->short_bytes, data.size() > 0 ? data.size() - 1 : 0));
   }
-  return base_->Write(fd, path, data);
+  return ForwardingEnv::Write(fd, path, data);
 }
 
 Result<size_t> FaultEnv::PWrite(int fd, std::string_view path, std::string_view data,
@@ -84,95 +84,95 @@ Result<size_t> FaultEnv::PWrite(int fd, std::string_view path, std::string_view 
     if (!f->short_write) return ErrnoStatus("cannot write", path, f->err);
     data = data.substr(0, std::min(f->short_bytes, data.size() > 0 ? data.size() - 1 : 0));
   }
-  return base_->PWrite(fd, path, data, offset);
+  return ForwardingEnv::PWrite(fd, path, data, offset);
 }
 
 Status FaultEnv::Sync(int fd, std::string_view path, bool data_only) {
   if (auto f = Hit(FsOp::kSync, path)) return ErrnoStatus("cannot sync", path, f->err);
-  return base_->Sync(fd, path, data_only);
+  return ForwardingEnv::Sync(fd, path, data_only);
 }
 
 Status FaultEnv::Truncate(int fd, std::string_view path, uint64_t size) {
   if (auto f = Hit(FsOp::kTruncate, path)) {
     return ErrnoStatus("cannot truncate", path, f->err);
   }
-  return base_->Truncate(fd, path, size);
+  return ForwardingEnv::Truncate(fd, path, size);
 }
 
 Result<struct stat> FaultEnv::StatOpen(int fd, std::string_view path) {
   if (auto f = Hit(FsOp::kStat, path)) return ErrnoStatus("cannot stat", path, f->err);
-  return base_->StatOpen(fd, path);
+  return ForwardingEnv::StatOpen(fd, path);
 }
 
 Status FaultEnv::Touch(int fd, std::string_view path) {
   if (auto f = Hit(FsOp::kTouch, path)) return ErrnoStatus("cannot touch", path, f->err);
-  return base_->Touch(fd, path);
+  return ForwardingEnv::Touch(fd, path);
 }
 
 Result<MappedFile> FaultEnv::Map(int fd, std::string_view path) {
   if (auto f = Hit(FsOp::kMap, path)) return ErrnoStatus("cannot map", path, f->err);
-  return base_->Map(fd, path);
+  return ForwardingEnv::Map(fd, path);
 }
 
 Result<SharedMap> FaultEnv::MapShared(int fd, std::string_view path, uint64_t size) {
   if (auto f = Hit(FsOp::kMap, path)) return ErrnoStatus("cannot map", path, f->err);
-  return base_->MapShared(fd, path, size);
+  return ForwardingEnv::MapShared(fd, path, size);
 }
 
 Result<bool> FaultEnv::TryLockByte(int fd, std::string_view path, off_t byte, bool exclusive) {
   if (auto f = Hit(FsOp::kLock, path)) {
     return ErrnoStatus("cannot lock byte " + std::to_string(byte) + " of", path, f->err);
   }
-  return base_->TryLockByte(fd, path, byte, exclusive);
+  return ForwardingEnv::TryLockByte(fd, path, byte, exclusive);
 }
 
 Status FaultEnv::UnlockByte(int fd, std::string_view path, off_t byte) {
   if (auto f = Hit(FsOp::kLock, path)) {
     return ErrnoStatus("cannot unlock byte " + std::to_string(byte) + " of", path, f->err);
   }
-  return base_->UnlockByte(fd, path, byte);
+  return ForwardingEnv::UnlockByte(fd, path, byte);
 }
 
 Result<struct stat> FaultEnv::Stat(const FsPath& file, bool follow_links) {
   if (auto f = Hit(FsOp::kStat, file.path)) {
     return ErrnoStatus("cannot stat", file.path, f->err);
   }
-  return base_->Stat(file, follow_links);
+  return ForwardingEnv::Stat(file, follow_links);
 }
 
 Status FaultEnv::Rename(const FsPath& from, const FsPath& to) {
   if (auto f = Hit(FsOp::kRename, from.path, to.path)) {
     return ErrnoStatus("cannot rename " + std::string(from.path) + " onto", to.path, f->err);
   }
-  return base_->Rename(from, to);
+  return ForwardingEnv::Rename(from, to);
 }
 
 Status FaultEnv::Remove(const FsPath& file) {
   if (auto f = Hit(FsOp::kRemove, file.path)) {
     return ErrnoStatus("cannot delete", file.path, f->err);
   }
-  return base_->Remove(file);
+  return ForwardingEnv::Remove(file);
 }
 
 Status FaultEnv::MakeFolder(const FsPath& folder, mode_t perms) {
   if (auto f = Hit(FsOp::kMakeFolder, folder.path)) {
     return ErrnoStatus("cannot create folder", folder.path, f->err);
   }
-  return base_->MakeFolder(folder, perms);
+  return ForwardingEnv::MakeFolder(folder, perms);
 }
 
 Result<OwnedFd> FaultEnv::OpenFolder(const FsPath& folder, bool follow_links) {
   if (auto f = Hit(FsOp::kOpenFolder, folder.path)) {
     return ErrnoStatus("cannot open folder", folder.path, f->err);
   }
-  return base_->OpenFolder(folder, follow_links);
+  return ForwardingEnv::OpenFolder(folder, follow_links);
 }
 
 Result<std::vector<std::string>> FaultEnv::ListFolder(const FsPath& folder) {
   if (auto f = Hit(FsOp::kList, folder.path)) {
     return ErrnoStatus("cannot list", folder.path, f->err);
   }
-  return base_->ListFolder(folder);
+  return ForwardingEnv::ListFolder(folder);
 }
 
 }  // namespace sluice::testing

@@ -1,5 +1,5 @@
 // FaultEnv: a test double of Env (base/env.h) that forwards every call to a
-// real Env and fails the ones a test chose: the Nth call of a kind whose
+// real Env (a ForwardingEnv) and fails the ones a test chose: the Nth call of a kind whose
 // path matches a pattern fails with an errno (ENOSPC for a full disk, EIO,
 // EXDEV for a rename, ...) or, for a write, writes only some of its bytes.
 // The failure is the one the real Env would report for that errno (the same
@@ -21,6 +21,7 @@
 
 #include "base/env.h"
 #include "base/mapped_file.h"
+#include "tests/base/forwarding_env.h"
 
 namespace sluice::testing {
 
@@ -61,9 +62,9 @@ struct FsFault {
   size_t short_bytes = 0;
 };
 
-class FaultEnv final : public Env {
+class FaultEnv final : public ForwardingEnv {
  public:
-  explicit FaultEnv(Env* base = Env::Default()) : base_(base) {}
+  explicit FaultEnv(Env* base = Env::Default()) : ForwardingEnv(base) {}
 
   void Add(FsFault fault);
   // Drops every fault (the disk has room again).
@@ -107,7 +108,6 @@ class FaultEnv final : public Env {
   // matching fault).
   std::optional<FsFault> Hit(FsOp op, std::string_view path, std::string_view other = {});
 
-  Env* base_;
   mutable std::mutex mu_;
   std::vector<Armed> armed_;
   int fired_ = 0;

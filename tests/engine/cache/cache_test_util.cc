@@ -59,6 +59,13 @@ std::vector<ShardSpec> MakeSpecs(const std::vector<uint64_t>& sizes) {
   return specs;
 }
 
+std::string OpenError(const std::string& root, std::vector<ShardSpec> specs) {
+  CacheOptions o;
+  o.root = root;
+  auto c = ShardCache::Open(o, std::move(specs));
+  return c.ok() ? std::string("ok") : c.status().ToString();
+}
+
 std::string Slurp(const std::string& path) {
   auto data = ReadFile(path);
   return data.ok() ? std::move(data).value() : "<error: " + data.status().ToString() + ">";

@@ -26,6 +26,10 @@ std::string ShardBytes(size_t index, uint64_t bytes);
 // Shards "s<i>" of `sizes[i]` bytes.
 std::vector<ShardSpec> MakeSpecs(const std::vector<uint64_t>& sizes);
 
+// Opens a cache over `root` (default options otherwise) with `specs` and
+// closes it: "ok", or the error as Status::ToString.
+std::string OpenError(const std::string& root, std::vector<ShardSpec> specs);
+
 // A fetch function that appends "<index>\n" to `log_path` (O_APPEND, so
 // lines from many processes never interleave), optionally sleeps, then
 // writes ShardBytes(index, bytes) to the temp path.

@@ -18,78 +18,32 @@
 #include "base/file.h"
 #include "engine/cache/cache_layout.h"
 #include "engine/cache/shard_cache.h"
+#include "engine/cache/shard_cache_internal.h"
 #include "engine/cache/state_dir.h"
 #include "tests/base/fault_env.h"
+#include "tests/base/forwarding_env.h"
 #include "tests/engine/cache/cache_test_util.h"
 
 namespace sluice {
 namespace {
 
 using cache_test::ListFiles;
+using cache_test::OpenError;
 using cache_test::ScratchDir;
 using cache_test::WriteWhole;
 
 // Env::Default() counting the stats of names beneath `root`.
-class StatCountingEnv final : public Env {
+class StatCountingEnv final : public testing::ForwardingEnv {
  public:
   explicit StatCountingEnv(std::string root) : root_(std::move(root) + "/") {}
   int stats() const { return stats_; }
 
-  Result<OwnedFd> Open(const FsPath& file, OpenMode mode, const OpenOptions& options) override {
-    return base_->Open(file, mode, options);
-  }
-  Result<size_t> Read(int fd, std::string_view path, char* buf, size_t size) override {
-    return base_->Read(fd, path, buf, size);
-  }
-  Result<size_t> PRead(int fd, std::string_view path, char* buf, size_t size,
-                       uint64_t offset) override {
-    return base_->PRead(fd, path, buf, size, offset);
-  }
-  Result<size_t> Write(int fd, std::string_view path, std::string_view data) override {
-    return base_->Write(fd, path, data);
-  }
-  Result<size_t> PWrite(int fd, std::string_view path, std::string_view data,
-                        uint64_t offset) override {
-    return base_->PWrite(fd, path, data, offset);
-  }
-  Status Sync(int fd, std::string_view path, bool data_only) override {
-    return base_->Sync(fd, path, data_only);
-  }
-  Status Truncate(int fd, std::string_view path, uint64_t size) override {
-    return base_->Truncate(fd, path, size);
-  }
-  Result<struct stat> StatOpen(int fd, std::string_view path) override {
-    return base_->StatOpen(fd, path);
-  }
-  Status Touch(int fd, std::string_view path) override { return base_->Touch(fd, path); }
-  Result<MappedFile> Map(int fd, std::string_view path) override { return base_->Map(fd, path); }
-  Result<SharedMap> MapShared(int fd, std::string_view path, uint64_t size) override {
-    return base_->MapShared(fd, path, size);
-  }
-  Result<bool> TryLockByte(int fd, std::string_view path, off_t byte, bool exclusive) override {
-    return base_->TryLockByte(fd, path, byte, exclusive);
-  }
-  Status UnlockByte(int fd, std::string_view path, off_t byte) override {
-    return base_->UnlockByte(fd, path, byte);
-  }
   Result<struct stat> Stat(const FsPath& file, bool follow_links) override {
     if (file.path.starts_with(root_)) ++stats_;
-    return base_->Stat(file, follow_links);
-  }
-  Status Rename(const FsPath& from, const FsPath& to) override { return base_->Rename(from, to); }
-  Status Remove(const FsPath& file) override { return base_->Remove(file); }
-  Status MakeFolder(const FsPath& folder, mode_t perms) override {
-    return base_->MakeFolder(folder, perms);
-  }
-  Result<OwnedFd> OpenFolder(const FsPath& folder, bool follow_links) override {
-    return base_->OpenFolder(folder, follow_links);
-  }
-  Result<std::vector<std::string>> ListFolder(const FsPath& folder) override {
-    return base_->ListFolder(folder);
+    return ForwardingEnv::Stat(file, follow_links);
   }
 
  private:
-  Env* base_ = Env::Default();
   std::string root_;
   std::atomic<int> stats_{0};
 };
@@ -279,6 +233,15 @@ TEST_F(ShardCacheRecountTest, StatsOnlyTheNamesItsFoldersList) {
   EXPECT_EQ(got, expected);
 }
 
+// The recount numbers shards in 32 bits: a list of more is refused by
+// count, not numbered wrongly.
+TEST(ShardCacheRecountCountTest, NumbersAtMostUint32MaxShards) {
+  EXPECT_TRUE(cache_internal::CheckRecountShardCount(0).ok());
+  EXPECT_TRUE(cache_internal::CheckRecountShardCount(UINT32_MAX).ok());
+  EXPECT_EQ(cache_internal::CheckRecountShardCount(uint64_t{UINT32_MAX} + 1).ToString(),
+            "invalid argument: 4294967296 shards: a cache's recount numbers at most 4294967295");
+}
+
 // The sweep of dead fetchers' temporaries reaches every folder of a shard
 // or companion, however the list interleaves them.
 TEST_F(ShardCacheRecountTest, OpenSweepsEveryShardAndCompanionFolder) {
@@ -297,12 +260,7 @@ TEST_F(ShardCacheRecountTest, OpenSweepsEveryShardAndCompanionFolder) {
 // Repeated and bad names are refused with the same error whether or not the
 // list is in order, the first offender by number named.
 TEST_F(ShardCacheRecountTest, RepeatedNamesAreRefusedInAnyOrder) {
-  CacheOptions o;
-  o.root = root();
-  auto err = [&](std::vector<ShardSpec> specs) {
-    auto c = ShardCache::Open(o, std::move(specs));
-    return c.ok() ? std::string("ok") : c.status().ToString();
-  };
+  auto err = [&](std::vector<ShardSpec> specs) { return OpenError(root(), std::move(specs)); };
   const std::string p = "invalid argument: shard cache '" + root() + "': ";
   EXPECT_EQ(err({{"a", 1}, {"b", 1}, {"b", 1}}), p + "shard 2 name 'b' is used by an earlier shard too");
   EXPECT_EQ(err({{"b", 1}, {"a", 1}, {"b", 1}}), p + "shard 2 name 'b' is used by an earlier shard too");

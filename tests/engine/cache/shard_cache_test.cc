@@ -24,6 +24,7 @@ using cache_test::CountFetches;
 using cache_test::ListFiles;
 using cache_test::LoggingFetch;
 using cache_test::MakeSpecs;
+using cache_test::OpenError;
 using cache_test::ScratchDir;
 using cache_test::ShardBytes;
 using namespace std::chrono_literals;
@@ -211,12 +212,7 @@ TEST_F(ShardCacheTest, LimitSmallerThanLargestShardIsAnError) {
 }
 
 TEST_F(ShardCacheTest, BadNamesAreRejected) {
-  CacheOptions o;
-  o.root = root();
-  auto err = [&](std::vector<ShardSpec> specs) {
-    auto c = ShardCache::Open(o, std::move(specs));
-    return c.ok() ? std::string("ok") : c.status().ToString();
-  };
+  auto err = [&](std::vector<ShardSpec> specs) { return OpenError(root(), std::move(specs)); };
   const std::string p = "invalid argument: shard cache '" + root() + "': ";
   EXPECT_EQ(err({{"a", 1}, {"../b", 1}}), p + "shard 1 name '../b' has a '.' or '..' path component");
   EXPECT_EQ(err({{"/etc/passwd", 1}}),

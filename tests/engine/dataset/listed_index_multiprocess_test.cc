@@ -27,6 +27,7 @@
 #include "base/mapped_file.h"
 #include "engine/dataset/remote_source.h"
 #include "engine/dataset/stream_index.h"
+#include "tests/base/forwarding_env.h"
 #include "tests/engine/dataset/dataset_test_util.h"
 #include "tests/engine/dataset/multiprocess_util.h"
 #include "tests/stores/common/node_servers.h"
@@ -43,74 +44,29 @@ constexpr char kListedSecret[] = "listed-s3cr3t-never-printed";
 // The real file system, except that the first write to a temporary whose
 // name contains `marker` writes half its bytes, tells `ready` and waits
 // to be killed: a maker killed mid-write.
-class StallingWriteEnv final : public Env {
+class StallingWriteEnv final : public testing::ForwardingEnv {
  public:
   StallingWriteEnv(std::string marker, int ready) : marker_(std::move(marker)), ready_(ready) {}
 
-  Result<OwnedFd> Open(const FsPath& file, OpenMode mode, const OpenOptions& options) override {
-    return base_->Open(file, mode, options);
-  }
-  Result<size_t> Read(int fd, std::string_view path, char* buf, size_t size) override {
-    return base_->Read(fd, path, buf, size);
-  }
-  Result<size_t> PRead(int fd, std::string_view path, char* buf, size_t size,
-                       uint64_t offset) override {
-    return base_->PRead(fd, path, buf, size, offset);
-  }
   Result<size_t> Write(int fd, std::string_view path, std::string_view data) override {
     Stall(fd, path, data);
-    return base_->Write(fd, path, data);
+    return ForwardingEnv::Write(fd, path, data);
   }
   Result<size_t> PWrite(int fd, std::string_view path, std::string_view data,
                         uint64_t offset) override {
     Stall(fd, path, data);
-    return base_->PWrite(fd, path, data, offset);
-  }
-  Status Sync(int fd, std::string_view path, bool data_only) override {
-    return base_->Sync(fd, path, data_only);
-  }
-  Status Truncate(int fd, std::string_view path, uint64_t size) override {
-    return base_->Truncate(fd, path, size);
-  }
-  Result<struct stat> StatOpen(int fd, std::string_view path) override {
-    return base_->StatOpen(fd, path);
-  }
-  Status Touch(int fd, std::string_view path) override { return base_->Touch(fd, path); }
-  Result<MappedFile> Map(int fd, std::string_view path) override { return base_->Map(fd, path); }
-  Result<SharedMap> MapShared(int fd, std::string_view path, uint64_t size) override {
-    return base_->MapShared(fd, path, size);
-  }
-  Result<bool> TryLockByte(int fd, std::string_view path, off_t byte, bool exclusive) override {
-    return base_->TryLockByte(fd, path, byte, exclusive);
-  }
-  Status UnlockByte(int fd, std::string_view path, off_t byte) override {
-    return base_->UnlockByte(fd, path, byte);
-  }
-  Result<struct stat> Stat(const FsPath& file, bool follow_links) override {
-    return base_->Stat(file, follow_links);
-  }
-  Status Rename(const FsPath& from, const FsPath& to) override { return base_->Rename(from, to); }
-  Status Remove(const FsPath& file) override { return base_->Remove(file); }
-  Status MakeFolder(const FsPath& folder, mode_t perms) override {
-    return base_->MakeFolder(folder, perms);
-  }
-  Result<OwnedFd> OpenFolder(const FsPath& folder, bool follow_links) override {
-    return base_->OpenFolder(folder, follow_links);
-  }
-  Result<std::vector<std::string>> ListFolder(const FsPath& folder) override {
-    return base_->ListFolder(folder);
+    return ForwardingEnv::PWrite(fd, path, data, offset);
   }
 
  private:
   void Stall(int fd, std::string_view path, std::string_view data) {
     if (path.find(marker_) == std::string_view::npos || data.size() < 2) return;
-    (void)base_->WriteAll(fd, path, data.substr(0, data.size() / 2));
+    (void)base()->WriteAll(fd, path, data.substr(0, data.size() / 2));
     char c = 1;
     if (::write(ready_, &c, 1) != 1) ::_exit(9);
     for (;;) ::pause();
   }
 
-  Env* base_ = Env::Default();
   std::string marker_;
   int ready_;
 };

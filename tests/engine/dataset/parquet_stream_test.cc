@@ -1738,13 +1738,14 @@ TEST(ParquetFooterVersion, AFileRewrittenSinceTheListingIsNamedByItsTagAtItsFoot
                                ", listed " + tag + "); bytes " + range + " not read");
 }
 
-// One reading thread's room (ReadParquetTail with a kept buffer), file
-// after file: each tail is the file's last (footer + 8) bytes, whether the
-// room holds more than it (an earlier, larger read's bytes left in it) or
-// the footer is longer than the first read (its rest read apart), and the
-// room is the one allocated at the first read, not made again a file.
-// ReadParquetTailInRoom lends the same bytes where they were read: in the
-// room, or in its `longer` string for a footer past the first read.
+// One reading thread's room (ReadParquetTailInRoom with a kept buffer),
+// file after file: each tail is the file's last (footer + 8) bytes, as
+// ReadParquetTail copies them, whether the room holds more than it (an
+// earlier, larger read's bytes left in it) or the footer is longer than
+// the first read (its rest read apart), and the room is the one allocated
+// at the first read, not made again a file. The bytes are lent where they
+// were read: in the room, or in its `longer` string for a footer past the
+// first read.
 TEST(ParquetFooterVersion, TailsReadIntoOneKeptRoomAreEachFilesLastBytes) {
   ScratchDir remote_dir;
   auto fixture = ReadFile(kFixture);
@@ -1772,20 +1773,20 @@ TEST(ParquetFooterVersion, TailsReadIntoOneKeptRoomAreEachFilesLastBytes) {
   UninitializedBuffer room;
   const char* first_room = nullptr;
   for (const auto& [name, bytes] : files) {
-    auto tail = ReadParquetTail(**remote, name, name, bytes.size(),
-                                TagOf(remote_dir.path(), name), &room);
+    auto tail = ReadParquetTail(**remote, name, name, bytes.size(), TagOf(remote_dir.path(), name));
     ASSERT_TRUE(tail.ok()) << name << ": " << tail.status().message();
     uint32_t footer = 0;
     std::memcpy(&footer, bytes.data() + bytes.size() - 8, 4);
     EXPECT_TRUE(*tail == bytes.substr(bytes.size() - footer - 8)) << name;
     EXPECT_EQ(*tail, *ReadParquetTail(**remote, name, name, bytes.size(), "")) << name;
+    std::string longer;
+    auto lent = ReadParquetTailInRoom(**remote, name, name, bytes.size(),
+                                      TagOf(remote_dir.path(), name), &room, &longer);
+    ASSERT_TRUE(lent.ok()) << name << ": " << lent.status().message();
+    EXPECT_TRUE(*lent == *tail) << name;
     if (first_room == nullptr) first_room = room.data();
     EXPECT_EQ(room.data(), first_room) << name << ": the room was made again";
     EXPECT_EQ(room.size(), size_t{64} << 10) << name;
-    std::string longer;
-    auto lent = ReadParquetTailInRoom(**remote, name, name, bytes.size(), "", &room, &longer);
-    ASSERT_TRUE(lent.ok()) << name << ": " << lent.status().message();
-    EXPECT_TRUE(*lent == *tail) << name;
     const bool past_first_read = footer + 8 > (size_t{64} << 10);
     EXPECT_EQ(longer.size(), past_first_read ? footer + 8 : 0) << name;
     const std::string_view home =
