@@ -322,7 +322,9 @@ class ThriftCompactDecoder {
   bool SkipStructQuick();
   bool SkipElementsQuick(ThriftType element, uint64_t count);
   // One and two bytes inline: a footer's ids, counts, lengths and small
-  // sizes and offsets (below 2^14).
+  // sizes and offsets (below 2^14). Forced inline with the zigzags, where
+  // the compiler called them (~30 instructions a call for ~10 of work:
+  // the index's decode reads ~45 a footer of 5 columns).
   bool VarintQuick(uint64_t* out) {
     if (pos_ < data_.size()) {
       const uint8_t b0 = static_cast<uint8_t>(data_[pos_]);
@@ -343,11 +345,11 @@ class ThriftCompactDecoder {
     return VarintQuickSlow(out);
   }
   bool VarintQuickSlow(uint64_t* out);
-  bool ZigzagQuick(int bits) {
+  [[gnu::always_inline]] bool ZigzagQuick(int bits) {
     uint64_t u = 0;
     return VarintQuick(&u) && (bits >= 64 || (u >> bits) == 0);
   }
-  bool ZigzagQuick(int bits, int64_t* out) {
+  [[gnu::always_inline]] bool ZigzagQuick(int bits, int64_t* out) {
     uint64_t u = 0;
     if (!VarintQuick(&u) || (bits < 64 && (u >> bits) != 0)) return false;
     *out = static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
