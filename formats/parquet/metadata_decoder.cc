@@ -108,10 +108,15 @@ class D : public ThriftCompactDecoder {
     return true;
   }
 
+  // The quick walk's skipped values (SkippedFields).
+  SkippedFields& skipped() { return *skipped_; }
+  void set_skipped(SkippedFields* s) { skipped_ = s; }
+
  private:
   uint64_t budget_;
   uint64_t left_;
   bool lean_;
+  SkippedFields* skipped_ = nullptr;
 };
 
 // Which fields of one struct were seen, to report a missing required one.
@@ -615,7 +620,9 @@ bool ColumnMetaDataQuick(D& d, T type, ColumnMetaData* out) {
     seen.Add(id);
     switch (id) {
       case 1: return EnumQuick(d, t, &out->type);
-      case 2: return d.SkipListQuick(t, T::kI32);
+      case 2:
+        return d.SkipQuickAsBefore(t, &d.skipped().encodings,
+                                   [&] { return d.SkipListQuick(t, T::kI32); });
       case 3:
         return d.ReadListQuick(t, T::kBinary, d.ChargeListQuick(&out->path_in_schema), [&](T e) {
           // Made from the view, not assigned into an empty string.
@@ -628,7 +635,9 @@ bool ColumnMetaDataQuick(D& d, T type, ColumnMetaData* out) {
       case 5: return Count64Quick(d, t, &out->num_values);
       case 6: return Count64Quick(d, t, &out->total_uncompressed_size);
       case 7: return Count64Quick(d, t, &out->total_compressed_size);
-      case 8: return d.SkipListQuick(t, T::kStruct);
+      case 8:
+        return d.SkipQuickAsBefore(t, &d.skipped().chunk_key_value_metadata,
+                                   [&] { return d.SkipListQuick(t, T::kStruct); });
       case 9: return Count64Quick(d, t, &out->data_page_offset);
       case 10:
       case 14: return t == T::kI64 && d.SkipQuick(t);
@@ -639,7 +648,9 @@ bool ColumnMetaDataQuick(D& d, T type, ColumnMetaData* out) {
         return true;
       }
       case 12: return d.SkipStructQuick(t);
-      case 13: return d.SkipListQuick(t, T::kStruct);
+      case 13:
+        return d.SkipQuickAsBefore(t, &d.skipped().encoding_stats,
+                                   [&] { return d.SkipListQuick(t, T::kStruct); });
       case 15: return t == T::kI32 && d.SkipQuick(t);
       default: return d.SkipQuick(t);
     }
@@ -739,16 +750,13 @@ void ResetForDecode(FileMetaData* out, SchemaReuse* reuse) {
   if (reuse) reuse->kept = false;
 }
 
-bool SameLimits(const ThriftLimits& a, const ThriftLimits& b) {
-  return a.max_depth == b.max_depth && a.max_container_elements == b.max_container_elements &&
-         a.max_binary_bytes == b.max_binary_bytes;
-}
-
 }  // namespace
 
 bool DecodeFileMetaDataForIndexQuick(std::string_view bytes, ThriftLimits limits,
                                      FileMetaData* out, SchemaReuse* reuse) {
   D d(bytes, limits, MetadataFields::kForIndex);
+  SkippedFields own_skipped;  // without `reuse`, this footer's alone
+  d.set_skipped(reuse ? &reuse->skipped : &own_skipped);
   std::vector<RowGroup> groups = std::move(out->row_groups);  // the last file's, reused
   ResetForDecode(out, reuse);
   out->row_groups = std::move(groups);
@@ -781,7 +789,7 @@ bool DecodeFileMetaDataForIndexQuick(std::string_view bytes, ThriftLimits limits
         schema_seen = true;
         const uint64_t charge = uint64_t{out->schema.size()} * sizeof(SchemaElement);
         if ((t == T::kList || t == T::kSet) && !reuse->bytes.empty() &&
-            SameLimits(reuse->limits, limits) && d.Fits(charge) && d.SkipIfNext(reuse->bytes)) {
+            reuse->limits == limits && d.Fits(charge) && d.SkipIfNext(reuse->bytes)) {
           reuse->kept = true;
           return d.ChargeQuick(charge);
         }
@@ -800,8 +808,12 @@ bool DecodeFileMetaDataForIndexQuick(std::string_view bytes, ThriftLimits limits
                                  if (used == out->row_groups.size()) out->row_groups.emplace_back();
                                  return RowGroupQuick(d, e, &out->row_groups[used++]);
                                });
-      case 5: return d.SkipListQuick(t, T::kStruct);  // key_value_metadata
+      case 5:
+        return d.SkipQuickAsBefore(t, &d.skipped().key_value_metadata,
+                                   [&] { return d.SkipListQuick(t, T::kStruct); });
       case 6: return t == T::kBinary && d.SkipQuick(t);  // created_by
+      case 7:
+        return d.SkipQuickAsBefore(t, &d.skipped().column_orders, [&] { return d.SkipQuick(t); });
       case 8: out->encrypted = true; return d.SkipQuick(t);
       default: return d.SkipQuick(t);
     }
@@ -821,7 +833,6 @@ Status DecodeFileMetaDataCheckedInto(std::string_view bytes, ThriftLimits limits
                                      SchemaReuse* reuse) {
   D d(bytes, limits, fields);
   ResetForDecode(out, reuse);
-  const auto same_limits = [&](const ThriftLimits& l) { return SameLimits(l, limits); };
   bool schema_seen = false;
   Seen seen;
   SLUICE_RETURN_IF_ERROR(d.ReadStruct("FileMetaData", [&](int16_t id, T t) -> Status {
@@ -851,7 +862,7 @@ Status DecodeFileMetaDataCheckedInto(std::string_view bytes, ThriftLimits limits
         // to give the decode's error).
         const uint64_t charge = uint64_t{out->schema.size()} * sizeof(SchemaElement);
         if ((t == T::kList || t == T::kSet) && !reuse->bytes.empty() &&
-            same_limits(reuse->limits) && d.Fits(charge) && d.SkipIfNext(reuse->bytes)) {
+            reuse->limits == limits && d.Fits(charge) && d.SkipIfNext(reuse->bytes)) {
           reuse->kept = true;
           return d.Charge(charge);
         }

@@ -44,15 +44,28 @@ enum class MetadataFields : uint8_t { kAll, kForIndex };
 Result<FileMetaData> DecodeFileMetaData(std::string_view bytes, ThriftLimits limits = {},
                                         MetadataFields fields = MetadataFields::kAll);
 
+// The values the index's quick walk skipped last of the fields a writer
+// repeats, file after file and chunk after chunk: one equal again is
+// stepped over after a comparison (ThriftCompactDecoder::SkipQuickAsBefore).
+// Statistics are not kept: they differ chunk to chunk.
+struct SkippedFields {
+  ThriftCompactDecoder::SkippedValue key_value_metadata;  // FileMetaData's
+  ThriftCompactDecoder::SkippedValue column_orders;
+  ThriftCompactDecoder::SkippedValue encodings;  // a ColumnMetaData's
+  ThriftCompactDecoder::SkippedValue chunk_key_value_metadata;
+  ThriftCompactDecoder::SkippedValue encoding_stats;
+};
+
 // What a decode into a FileMetaData that is used again for file after file
 // keeps of its schema: the schema list's wire bytes (and the limits) of
 // the elements it holds. A footer whose list has the same bytes (as a
 // dataset's files written by one writer do) keeps them: they are not
-// decoded again.
+// decoded again. Also what the index's quick walk skipped last.
 struct SchemaReuse {
   std::string bytes;  // empty: unknown, the next list is decoded
   ThriftLimits limits;
   bool kept = false;  // set by each decode: the schema elements were kept
+  SkippedFields skipped;
 };
 
 // DecodeFileMetaData into *out, which may hold an earlier decode: every

@@ -543,5 +543,38 @@ TEST(MetadataDecoder, TheIndexsQuickWalkAnswersAsTheCheckedOnEveryDamagedByte) {
   EXPECT_GT(kept, 20000u);
 }
 
+// The quick walk's skipped values (SkippedFields) kept from a footer read
+// under the default limits are not taken for the same footer under limits
+// that refuse them: its file's key/value metadata (a value of 492 bytes)
+// past max_binary_bytes, or its chunks' encoding stats (a list of
+// structs at depth 8) past max_depth, while its schema, read again under
+// the new limits, passes.
+TEST(MetadataDecoder, ValuesSkippedUnderOtherLimitsAreWalkedAgain) {
+  const std::string footer = FixtureFooter("pa26_codec_none.parquet");
+  ThriftLimits short_binaries;
+  short_binaries.max_binary_bytes = 100;
+  ThriftLimits shallow;
+  shallow.max_depth = 7;
+  for (const auto& [limits, want] :
+       {std::pair{short_binaries,
+                  std::string("corrupt: FileMetaData field 5: element 0: KeyValue field 2: offset "
+                              "678: binary of 492 bytes, more than the limit of 100")},
+        std::pair{shallow,
+                  std::string("corrupt: FileMetaData field 4: element 0: RowGroup field 1: element "
+                              "0: ColumnChunk field 3: ColumnMetaData field 13: element 0: offset "
+                              "201: structs and containers nested deeper than 7")}}) {
+    FileMetaData m;
+    SchemaReuse reuse;
+    ASSERT_TRUE(
+        DecodeFileMetaDataInto(footer, {}, MetadataFields::kForIndex, &m, &reuse).ok());
+    const Status s = DecodeFileMetaDataInto(footer, limits, MetadataFields::kForIndex, &m, &reuse);
+    FileMetaData fresh;
+    const Status t =
+        DecodeFileMetaDataInto(footer, limits, MetadataFields::kForIndex, &fresh, nullptr);
+    EXPECT_EQ(s.ToString(), t.ToString());
+    EXPECT_EQ(s.ToString(), want);
+  }
+}
+
 }  // namespace
 }  // namespace sluice::parquet

@@ -186,6 +186,80 @@ TEST(ThriftCompact, LimitsBinarySizeAndNestingDepth) {
   EXPECT_EQ(e.rfind("corrupt: Test field 15: struct field 1: ", 0), 0u) << e;
 }
 
+// SkipQuickAsBefore steps over a value equal to the one it kept only when
+// read in the same state: for another type, depth or limits, or a value cut
+// short, the skip runs (and answers for those bytes).
+TEST(ThriftCompact, AValueSkippedBeforeIsSteppedOverOnlyInTheSameState) {
+  ThriftWriter w;  // a struct: a binary of 4 bytes and a list of two i32s
+  w.BeginStruct();
+  w.Binary(1, "abcd");
+  w.I32List(2, {7, -7});
+  w.EndStruct();
+  const std::string value = w.bytes;
+  ThriftLimits three;
+  three.max_depth = 3;
+  ThriftCompactDecoder::SkippedValue last;
+  int skips = 0;
+  const auto step = [&](ThriftCompactDecoder& d, ThriftType type) {
+    return d.SkipQuickAsBefore(type, &last, [&] {
+      ++skips;
+      return d.SkipQuick(type);
+    });
+  };
+  {  // twice in a row: skipped, then stepped over
+    const std::string two = value + value;
+    ThriftCompactDecoder d(two, three);
+    ASSERT_TRUE(step(d, ThriftType::kStruct));
+    EXPECT_EQ(d.offset(), value.size());
+    ASSERT_TRUE(step(d, ThriftType::kStruct));
+    EXPECT_EQ(d.offset(), two.size());
+    EXPECT_EQ(skips, 1);
+    EXPECT_EQ(last.bytes, value);
+  }
+  {  // in another buffer of the same limits, as in the next file's footer
+    ThriftCompactDecoder d(value, three);
+    ASSERT_TRUE(step(d, ThriftType::kStruct));
+    EXPECT_EQ(d.offset(), value.size());
+    EXPECT_EQ(skips, 1);
+  }
+  {  // the same bytes as a binary: its length is their first byte
+    const std::string padded = value + std::string(30, 'x');
+    ThriftCompactDecoder d(padded, three);
+    ASSERT_TRUE(step(d, ThriftType::kBinary));
+    EXPECT_EQ(d.offset(), 1 + static_cast<size_t>(value[0]));
+    EXPECT_EQ(skips, 2);
+  }
+  last = {};
+  ASSERT_TRUE([&] {  // kept again as a struct at depth 0
+    ThriftCompactDecoder d(value, three);
+    return step(d, ThriftType::kStruct);
+  }());
+  EXPECT_EQ(skips, 3);
+  {  // inside two structs its list is at depth 4, past the limit
+    const std::string nested = "\x1c\x1c" + value + std::string(2, '\0');
+    ThriftCompactDecoder d(nested, three);
+    bool inner = true;
+    EXPECT_FALSE(d.ReadStructQuick([&](int16_t, ThriftType) {
+      return d.ReadStructQuick([&](int16_t, ThriftType t) { return inner = step(d, t); });
+    }));
+    EXPECT_FALSE(inner);
+    EXPECT_EQ(skips, 4);
+  }
+  {  // under limits that refuse its binary
+    ThriftLimits small = three;
+    small.max_binary_bytes = 3;
+    ThriftCompactDecoder d(value, small);
+    EXPECT_FALSE(step(d, ThriftType::kStruct));
+    EXPECT_EQ(skips, 5);
+  }
+  {  // cut short by its last byte
+    ThriftCompactDecoder d(std::string_view(value).substr(0, value.size() - 1), three);
+    EXPECT_FALSE(step(d, ThriftType::kStruct));
+    EXPECT_EQ(skips, 6);
+  }
+  EXPECT_EQ(last.bytes, value);
+}
+
 TEST(ThriftCompact, TruncationAtEveryByteIsAnError) {
   ThriftWriter w;
   w.BeginStruct();
