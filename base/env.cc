@@ -192,6 +192,20 @@ class PosixEnv final : public Env {
 
   Status ForEachInFolder(const FsPath& folder,
                          const std::function<void(const char* name)>& each) override {
+    return ForEachEntry(folder, [&](const struct dirent& e) { each(e.d_name); });
+  }
+
+  Result<std::vector<FolderEntry>> ListFolderTyped(const FsPath& folder) override {
+    std::vector<FolderEntry> entries;
+    SLUICE_RETURN_IF_ERROR(ForEachEntry(
+        folder, [&](const struct dirent& e) { entries.push_back({e.d_name, e.d_type}); }));
+    return entries;
+  }
+
+ private:
+  // readdir's entries of `folder` but "." and "..", in its order.
+  template <typename Each>
+  Status ForEachEntry(const FsPath& folder, Each&& each) {
     SLUICE_ASSIGN_OR_RETURN(OwnedFd fd, OpenFolder(folder, true));
     DIR* d = ::fdopendir(fd.get());
     if (d == nullptr) return ErrnoStatus("cannot list", folder.path, errno);
@@ -205,7 +219,7 @@ class PosixEnv final : public Env {
         break;
       }
       const std::string_view name = e->d_name;
-      if (name != "." && name != "..") each(e->d_name);
+      if (name != "." && name != "..") each(*e);
     }
     ::closedir(d);
     return status;
@@ -219,6 +233,14 @@ Status Env::ForEachInFolder(const FsPath& folder,
   SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names, ListFolder(folder));
   for (const std::string& name : names) each(name.c_str());
   return Status::Ok();
+}
+
+Result<std::vector<Env::FolderEntry>> Env::ListFolderTyped(const FsPath& folder) {
+  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names, ListFolder(folder));
+  std::vector<FolderEntry> entries;
+  entries.reserve(names.size());
+  for (std::string& name : names) entries.push_back({std::move(name), DT_UNKNOWN});
+  return entries;
 }
 
 Env* Env::Default() {

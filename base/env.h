@@ -148,6 +148,17 @@ class Env {
   // fails this too.
   virtual Status ForEachInFolder(const FsPath& folder,
                                  const std::function<void(const char* name)>& each);
+  // A folder's name and what its directory entry says it is (readdir's
+  // d_type: DT_REG, DT_DIR, DT_LNK, ...; DT_UNKNOWN where the file system
+  // does not say), so that a caller can leave a name it need not stat.
+  struct FolderEntry {
+    std::string name;
+    unsigned char type;
+  };
+  // ListFolder's names with their types, in the same order. The default
+  // goes through ListFolder, every type DT_UNKNOWN: a test double's
+  // listing (or its failure) is this one's too.
+  virtual Result<std::vector<FolderEntry>> ListFolderTyped(const FsPath& folder);
 
   // --------------------------------------- loops over the calls above
   // Writes all of `data`, continuing after short writes.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/file.h"
+#include "base/uninitialized_buffer.h"
 #include "engine/cache/cache_layout.h"
 #include "engine/dataset/node_file.h"
 #include "engine/dataset/stream_index.h"
@@ -57,19 +58,22 @@ Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, Rem
 Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
                                                 const FileDatasetOptions& options,
                                                 RemoteSource* remote, RemoteSource& from,
-                                                Env* env) {
+                                                Env* env, bool names_only) {
   const std::string source = SourceOf(stream, options, remote);
   const std::string prefix = KeyPrefix(stream, remote);
   std::vector<ListedFile> files;
   if (options.manifest.empty()) {
-    SLUICE_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, from.List(prefix));
+    SLUICE_ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects,
+                            names_only ? from.ListNames(prefix) : from.List(prefix));
     files.reserve(objects.size());
     for (ObjectInfo& o : objects) {
       if (o.key.compare(0, prefix.size(), prefix) != 0) continue;
       // The key itself, its prefix cut in place: a copy a file was an
       // allocation and 32 bytes held beside the listing at a million.
       o.key.erase(0, prefix.size());
-      files.push_back(ListedFile{std::move(o.key), o.size, std::move(o.etag)});
+      const bool unstated = names_only && o.etag.empty();
+      files.push_back(ListedFile{std::move(o.key), unstated ? std::nullopt : std::optional(o.size),
+                                 std::move(o.etag)});
     }
     return files;
   }
@@ -119,12 +123,39 @@ Result<CommittedFiles> ApplyCommitMarkers(std::vector<ListedFile> files, RemoteS
   return KeepCommitted(std::move(files), markers);
 }
 
+// The size and etag of each of `files` listed by name alone that the
+// completer did not read (a marker, a file the selection leaves out: the
+// listing keeps them all), each from one open and fstat (RemoteSource::
+// GetTailInRoom of no byte). One that vanished since it was listed is left
+// out, as a stat'ed walk leaves it out.
+Status StateUnstated(std::vector<ListedFile>* files, RemoteSource& from,
+                     const std::string& prefix) {
+  UninitializedBuffer room;
+  bool vanished = false;
+  for (ListedFile& f : *files) {
+    if (f.size) continue;
+    ObjectStated stated;
+    auto got = from.GetTailInRoom(prefix + f.path, 0, &stated, &room);
+    if (!got.ok() && got.status().os_error() == ENOENT) {
+      vanished = true;
+      f.path.clear();
+      continue;
+    }
+    if (!got.ok()) return got.status().WithContext("listing " + from.Describe() + "/" + prefix + f.path);
+    f.size = stated.size.value_or(0);
+    f.etag = std::move(stated.etag);
+  }
+  if (vanished) std::erase_if(*files, [](const ListedFile& f) { return f.path.empty(); });
+  return Status::Ok();
+}
+
 Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
                                               const FileDatasetOptions& options,
                                               RemoteSource* remote, const std::string& source,
                                               std::chrono::milliseconds wait_timeout,
                                               std::vector<std::string>* uncommitted, Env* env,
-                                              std::string* fingerprint) {
+                                              std::string* fingerprint,
+                                              const ListingCompleter* complete) {
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string path = StreamListingPath(state_dir);
   // The maker hands its listing on as made when the document reads back as
@@ -133,10 +164,25 @@ Result<std::vector<ListedFile>> CachedListing(const StreamOptions& stream,
   std::optional<CommittedFiles> made;
   std::string made_fingerprint, found_fingerprint;
   auto make = [&]() -> Status {
+    // A folder on the local disk is listed by name alone when a completer
+    // reads its files anyway: each name is then looked up once, by the
+    // open of its read, not by a stat here and again by that open (at a
+    // million files, ~1 s of system CPU). The listing's version of a file
+    // is then the fstat of the descriptor its read opened: a file
+    // replaced between this readdir and that open is simply read, and
+    // kept, as it is then (no earlier version was ever stated, so none
+    // was promised); one changed between that fstat and a later read of
+    // it is still ObjectVersionChangedError, as every listed version is.
+    const bool names_only = complete != nullptr && *complete && options.manifest.empty() &&
+                            remote->OnLocalDisk();
     SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
-                            ListStreamFiles(stream, options, remote, *remote, env));
+                            ListStreamFiles(stream, options, remote, *remote, env, names_only));
     SLUICE_ASSIGN_OR_RETURN(CommittedFiles committed,
                             ApplyCommitMarkers(std::move(files), *remote, KeyPrefix(stream, remote)));
+    if (names_only) {
+      SLUICE_RETURN_IF_ERROR((*complete)(&committed.kept));
+      SLUICE_RETURN_IF_ERROR(StateUnstated(&committed.kept, *remote, KeyPrefix(stream, remote)));
+    }
     SLUICE_RETURN_IF_ERROR(WriteFileAtomic(
         path,
         SerializeListingDocument(source, committed.kept, committed.dropped, &made_fingerprint),
@@ -199,14 +245,16 @@ Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
                                                   std::chrono::milliseconds wait_timeout,
                                                   std::string* source_out,
                                                   std::vector<std::string>* uncommitted,
-                                                  Env* env, std::string* fingerprint) {
+                                                  Env* env, std::string* fingerprint,
+                                                  const ListingCompleter* complete) {
   const std::string source = SourceOf(stream, options, remote);
   if (source_out) *source_out = source;
   if (fingerprint) fingerprint->clear();
   std::vector<std::string> dropped;
   if (remote) {
     auto files =
-        CachedListing(stream, options, remote, source, wait_timeout, &dropped, env, fingerprint);
+        CachedListing(stream, options, remote, source, wait_timeout, &dropped, env, fingerprint,
+                      complete);
     if (uncommitted) *uncommitted = std::move(dropped);
     return files;
   }

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,10 +46,22 @@ Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream, Rem
                                                 RemoteSource& from, Env* env = Env::Default());
 
 // As above, listing as `options` says (a stream's "files" or "parquet" key).
+// `names_only` (no manifest): listed by RemoteSource::ListNames, a file it
+// leaves unstated without a size and with etag "".
 Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
                                                 const FileDatasetOptions& options,
                                                 RemoteSource* remote, RemoteSource& from,
-                                                Env* env = Env::Default());
+                                                Env* env = Env::Default(),
+                                                bool names_only = false);
+
+// What a stream's first listing on a node may take its files' sizes and
+// etags from, where its source lists names alone (RemoteSource::ListNames,
+// a folder on the local disk): reads made anyway, a Parquet index's footer
+// reads. Given the listing (the commit rule applied; a file listed by name
+// alone has no size and etag ""), it sets the size and etag of every file
+// it reads (ReadEveryParquetTail's), before the listing is kept; the
+// files it does not read are then stat'ed.
+using ListingCompleter = std::function<Status(std::vector<ListedFile>* files)>;
 
 // The stream's files as `options` lists them, unselected, but with the
 // commit rule applied (formats/raw/file_listing.h KeepCommitted: where
@@ -59,6 +72,11 @@ Result<std::vector<ListedFile>> ListStreamFiles(const StreamOptions& stream,
 // paths the markers left out: SelectFiles' `source` and `uncommitted`;
 // *fingerprint to ListingFingerprint of the files answered where the
 // listing is kept (with a remote), else "".
+// `complete` (may be null): the process that makes the node's listing of a
+// folder on the local disk (no manifest) lists names alone and has
+// `complete` size them (see ListingCompleter); the listing kept, its
+// fingerprint and the answer are then of the sizes and etags its reads
+// found.
 Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
                                                   const FileDatasetOptions& options,
                                                   RemoteSource* remote,
@@ -66,7 +84,8 @@ Result<std::vector<ListedFile>> LoadStreamListing(const StreamOptions& stream,
                                                   std::string* source = nullptr,
                                                   std::vector<std::string>* uncommitted = nullptr,
                                                   Env* env = Env::Default(),
-                                                  std::string* fingerprint = nullptr);
+                                                  std::string* fingerprint = nullptr,
+                                                  const ListingCompleter* complete = nullptr);
 
 // `stream.files` must be set; `remote` null for a local-only stream.
 // Errors name the stream's root or remote and, for a manifest, the line.

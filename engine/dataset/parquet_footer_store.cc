@@ -221,11 +221,17 @@ Status ParquetTailShortAnswerError(std::string_view what, std::string_view url, 
                       std::to_string(listed_size) + " bytes: the file changed since it was listed?)");
 }
 
-Result<std::string_view> ReadParquetTailInRoom(RemoteSource& remote, const std::string& key,
-                                               const std::string& file, uint64_t size,
-                                               const std::string& etag, UninitializedBuffer* room,
-                                               std::string* longer) {
-  const ObjectVersion listed(etag, size);
+namespace {
+
+// ReadParquetTailInRoom's reads. `stated` null: of the version listed
+// (`size`, `etag`); else of a file listed by name alone (size and etag
+// unknown): its first read is of its last bytes, unchecked, and the size
+// and etag that read found (told `*stated`) are the version the second
+// read asks for, and the size the footer is parsed against.
+Result<std::string_view> ReadTailInRoom(RemoteSource& remote, const std::string& key,
+                                        const std::string& file, uint64_t size,
+                                        const std::string& etag, ObjectStated* stated,
+                                        UninitializedBuffer* room, std::string* longer) {
   // The error's words, made only for an error (a million reads pass).
   auto failed = [&](uint64_t offset, uint64_t length, const Result<uint64_t>& got) -> Status {
     const std::string url = remote.Describe() + "/" + key;
@@ -236,9 +242,23 @@ Result<std::string_view> ReadParquetTailInRoom(RemoteSource& remote, const std::
   };
   // The first read (at most FooterOptions::first_read_bytes) into the
   // thread's room, the tail handed out where it lies.
-  const parquet::ByteRange first = parquet::FooterTailRange(size);
-  const Result<uint64_t> got =
-      remote.GetRangeOnlyOfVersionInRoom(key, first.offset, first.size, listed, room);
+  parquet::ByteRange first;
+  Result<uint64_t> got = uint64_t{0};
+  if (stated == nullptr) {
+    first = parquet::FooterTailRange(size);
+    got = remote.GetRangeOnlyOfVersionInRoom(key, first.offset, first.size,
+                                             ObjectVersion(etag, size), room);
+  } else {
+    const uint64_t most = parquet::FooterTailRange(UINT64_MAX).size;
+    got = remote.GetTailInRoom(key, most, stated, room);
+    if (!got.ok()) {
+      return got.status().WithContext(file + ": footer: reading the last " +
+                                      std::to_string(most) + " bytes of " + remote.Describe() +
+                                      "/" + key);
+    }
+    size = stated->size.value_or(0);
+    first = parquet::FooterTailRange(size);
+  }
   if (!got.ok() || *got != first.size) return failed(first.offset, first.size, got);
   const std::string_view tail(room->data(), first.size);
   SLUICE_ASSIGN_OR_RETURN(uint32_t length, parquet::ParseFooterLength(tail, size, file));
@@ -246,12 +266,22 @@ Result<std::string_view> ReadParquetTailInRoom(RemoteSource& remote, const std::
   if (need <= tail.size()) return tail.substr(tail.size() - need);
   // A footer longer than the first read: the rest before it, read apart.
   const uint64_t at = size - need, rest = need - tail.size();
-  auto more = remote.GetRangeOnlyOfVersion(key, at, rest, listed);
+  auto more = remote.GetRangeOnlyOfVersion(
+      key, at, rest, stated ? ObjectVersion(stated->etag, size) : ObjectVersion(etag, size));
   if (!more.ok()) return failed(at, rest, more.status());
   if (more->size() != rest) return failed(at, rest, uint64_t{more->size()});
   more->append(tail);
   *longer = std::move(*more);
   return std::string_view(*longer);
+}
+
+}  // namespace
+
+Result<std::string_view> ReadParquetTailInRoom(RemoteSource& remote, const std::string& key,
+                                               const std::string& file, uint64_t size,
+                                               const std::string& etag, UninitializedBuffer* room,
+                                               std::string* longer) {
+  return ReadTailInRoom(remote, key, file, size, etag, nullptr, room, longer);
 }
 
 Result<std::string> ReadParquetTail(RemoteSource& remote, const std::string& key,
@@ -493,9 +523,10 @@ class TailReaders {
  public:
   TailReaders(const std::vector<ListedFile>& files, const std::vector<size_t>& order,
               const std::vector<size_t>& to_read, const std::string& key_prefix,
-              RemoteSource& remote, ParquetTailConsumer* answers, bool keep_tails)
+              RemoteSource& remote, ParquetTailConsumer* answers, bool keep_tails,
+              std::vector<ListedFile>* unstated = nullptr)
       : files_(files), order_(order), to_read_(to_read), key_prefix_(key_prefix),
-        remote_(remote), answers_(answers), keep_tails_(keep_tails),
+        remote_(remote), answers_(answers), keep_tails_(keep_tails), unstated_(unstated),
         readers_(std::min(to_read.size(), ParquetTailReaders(remote))),
         queue_(to_read.size(), readers_) {
     for (size_t t = 0; t < readers_; ++t) threads_.emplace_back([this] { Work(); });
@@ -530,9 +561,19 @@ class TailReaders {
       const size_t i = order_[to_read_[j]];
       const ListedFile& f = files_[i];
       try {
-        Result<std::string_view> tail = ReadParquetTailInRoom(
-            remote_, key_prefix_ + f.path, f.path, f.size.value_or(0), f.etag, &room, &longer);
+        // A file listed by name alone (ReadEveryParquetTail's `files`):
+        // its size and etag are what its read found, set here, before its
+        // answer is made and handed on (this thread's alone until Put).
+        ObjectStated stated;
+        const bool unstated = !f.size && unstated_ != nullptr;
+        Result<std::string_view> tail =
+            ReadTailInRoom(remote_, key_prefix_ + f.path, f.path, f.size.value_or(0), f.etag,
+                           unstated ? &stated : nullptr, &room, &longer);
         if (!tail.ok()) return queue_.Put(j, tail.status());
+        if (unstated) {
+          (*unstated_)[i].size = stated.size.value_or(0);
+          (*unstated_)[i].etag = std::move(stated.etag);
+        }
         ReadTail read;
         if (keep_tails_) read.tail = std::string(*tail);
         if (answers_) {
@@ -562,6 +603,7 @@ class TailReaders {
   RemoteSource& remote_;
   ParquetTailConsumer* const answers_;
   const bool keep_tails_;
+  std::vector<ListedFile>* const unstated_;  // files_ itself, when it holds unsized files
   const size_t readers_;
   TailQueue queue_;
   std::vector<std::thread> threads_;
@@ -581,11 +623,15 @@ size_t ParquetTailReaders(const RemoteSource& remote) {
   return ParquetTailReaders(remote.OnLocalDisk(), std::thread::hardware_concurrency());
 }
 
-Status ReadEveryParquetTail(const std::vector<ListedFile>& files, const std::string& key_prefix,
-                            RemoteSource& remote, ParquetTailConsumer& consumer) {
+namespace {
+
+Status ReadEveryTail(const std::vector<ListedFile>& files, const std::string& key_prefix,
+                     RemoteSource& remote, ParquetTailConsumer& consumer,
+                     std::vector<ListedFile>* unstated) {
   std::vector<size_t> order(files.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  TailReaders reads(files, order, order, key_prefix, remote, &consumer, /*keep_tails=*/false);
+  TailReaders reads(files, order, order, key_prefix, remote, &consumer, /*keep_tails=*/false,
+                    unstated);
   for (size_t j = 0; j < files.size(); ++j) {
     Result<ReadTail> read = reads.Take(j);
     if (!read.ok()) {
@@ -595,6 +641,18 @@ Status ReadEveryParquetTail(const std::vector<ListedFile>& files, const std::str
     consumer.Take(j, std::move(*read->answer));
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status ReadEveryParquetTail(const std::vector<ListedFile>& files, const std::string& key_prefix,
+                            RemoteSource& remote, ParquetTailConsumer& consumer) {
+  return ReadEveryTail(files, key_prefix, remote, consumer, nullptr);
+}
+
+Status ReadEveryParquetTail(std::vector<ListedFile>* files, const std::string& key_prefix,
+                            RemoteSource& remote, ParquetTailConsumer& consumer) {
+  return ReadEveryTail(*files, key_prefix, remote, consumer, files);
 }
 
 std::string SerializeParquetFooterStore(std::string_view source, std::string_view fingerprint,

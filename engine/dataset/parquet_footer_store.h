@@ -216,6 +216,14 @@ bool KeepsParquetFooterStore(const RemoteSource& remote);
 // and is returned (the consumer's own errors are its answers').
 Status ReadEveryParquetTail(const std::vector<ListedFile>& files, const std::string& key_prefix,
                             RemoteSource& remote, ParquetTailConsumer& consumer);
+// The same, where a file of `*files` without a size (listed by name alone:
+// RemoteSource::ListNames) is read from its end (RemoteSource::
+// GetTailInRoom), its size and etag set to what that read found before the
+// consumer's Read of it: its version is the one its reader opened, and a
+// longer footer's second read asks for it. Each file is set by the thread
+// that reads it; `*files` is read and written by nothing else meanwhile.
+Status ReadEveryParquetTail(std::vector<ListedFile>* files, const std::string& key_prefix,
+                            RemoteSource& remote, ParquetTailConsumer& consumer);
 
 // The store's bytes: `tails[i]` is the tail of `files[i]`.
 std::string SerializeParquetFooterStore(std::string_view source, std::string_view fingerprint,

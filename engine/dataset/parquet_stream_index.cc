@@ -19,6 +19,7 @@
 #include "formats/parquet/chunk_reads.h"
 #include "formats/parquet/footer.h"
 #include "formats/parquet/parquet_index.h"
+#include "stores/file/file_store.h"
 
 namespace sluice {
 namespace {
@@ -330,20 +331,36 @@ class PiecesOfReadTails final : public ParquetTailConsumer {
 // kDecodeRound files at a time, so that only one round's pieces wait;
 // handed to `sink` in file order, and the first error in file order is
 // the one returned, as a serial loop would.
+// Every tail of `files` read from `remote` and decoded as it is read
+// (PiecesOfReadTails), no store kept; with `unstated` (`files` itself),
+// files without a size read from their ends, sized as they are read
+// (ReadEveryParquetTail). A read's error is returned; else the first
+// decode's or sink's, in file order.
+Status DecodeReadTails(const StreamOptions& stream, RemoteSource& remote,
+                       const std::vector<ListedFile>& files, std::vector<ListedFile>* unstated,
+                       const std::vector<std::string>& columns, const PiecesSink& sink) {
+  const std::string prefix = RemoteKey(stream, "");
+  const std::string where = remote.Describe() + "/" + prefix;
+  const std::string column_set = ColumnSetTag(columns);
+  PiecesOfReadTails as_read(files, where, columns, column_set, sink);
+  SLUICE_RETURN_IF_ERROR(unstated ? ReadEveryParquetTail(unstated, prefix, remote, as_read)
+                                  : ReadEveryParquetTail(files, prefix, remote, as_read));
+  return as_read.status();
+}
+
 Status DecodePieces(const StreamOptions& stream, RemoteSource& remote,
                     const std::vector<ListedFile>& files, const std::string& source,
                     const std::vector<std::string>& columns,
                     std::chrono::milliseconds wait_timeout, Env* env, const std::string& fingerprint,
                     const PiecesSink& sink) {
+  if (!KeepsParquetFooterStore(remote)) {
+    return DecodeReadTails(stream, remote, files, nullptr, columns, sink);
+  }
   const std::string state_dir = JoinPath(StreamRoot(stream), cache_layout::kStateDir);
   const std::string prefix = RemoteKey(stream, "");
   const std::string where = remote.Describe() + "/" + prefix;
   const std::string column_set = ColumnSetTag(columns);
   PiecesOfReadTails as_read(files, where, columns, column_set, sink);
-  if (!KeepsParquetFooterStore(remote)) {
-    SLUICE_RETURN_IF_ERROR(ReadEveryParquetTail(files, prefix, remote, as_read));
-    return as_read.status();
-  }
   bool consumed = false;
   SLUICE_ASSIGN_OR_RETURN(
       ParquetFooterStore store,
@@ -418,42 +435,62 @@ Result<Index> RemoteIndex(const StreamOptions& stream, RemoteSource& remote,
   return index;
 }
 
-// RemoteIndex's shards straight into a table: each round's pieces added
-// in file order as they come, no entry made for any.
+// RemoteIndex's shards straight into a table: each file's pieces added in
+// file order as they come, no entry made for any.
+class TableOfPieces {
+ public:
+
+  // Room for a row group a file of `files`, each named twice (its piece's
+  // name holds its path, escaped, and a suffix: the folder, '@', the group
+  // and the etag's tag) and its etag once: a hint, grown past when wrong.
+  // Without the etag, a local folder's 27-byte tags outgrew it at 1M
+  // files: the text (~107 MB) copied once into twice the room. A file
+  // listed by name alone has no etag yet: a local tag's usual length.
+  void Reserve(const std::vector<ListedFile>& files) {
+    size_t text = 0;
+    for (const ListedFile& f : files) {
+      text += 2 * f.path.size() + (f.size ? f.etag.size() : kLocalFileTagUsualBytes) + 48;
+    }
+    builder_.Reserve(files.size(), files.size(), text, files.size());
+  }
+  PiecesSink Sink() {
+    return [this](const ListedFile&, const FilePieces& f) -> Status {
+      for (size_t k = 0; k < f.pieces.size(); ++k) {
+        if (last_ == f.schema) {
+          SLUICE_RETURN_IF_ERROR(builder_.AddWithLastConfig(PartsOf(f, k)));
+        } else {
+          SLUICE_RETURN_IF_ERROR(builder_.Add(f.schema->config, PartsOf(f, k)));
+          last_ = f.schema;
+        }
+      }
+      shards_ += f.pieces.size();
+      return Status::Ok();
+    };
+  }
+  // The table of `files` (of `source`; NoRowError without a row).
+  Result<ShardTable> Finish(const std::string& source, size_t files) && {
+    if (shards_ == 0) return NoRowError(source, files);
+    return std::move(builder_).Finish();
+  }
+
+ private:
+  ShardTable::Builder builder_;
+  size_t shards_ = 0;
+  // The last shard's configuration, held: a file of the same schema object
+  // has the same one, not compared again (~0.5k instructions a file).
+  SchemaShards last_;
+};
+
 Result<ShardTable> RemoteTable(const StreamOptions& stream, RemoteSource& remote,
                                const std::vector<ListedFile>& files, const std::string& source,
                                const std::vector<std::string>& columns,
                                std::chrono::milliseconds wait_timeout, Env* env,
                                const std::string& fingerprint) {
-  ShardTable::Builder builder;
-  // Room for a row group a file, each named twice (its piece's name holds
-  // its path, escaped, and a suffix: the folder, '@', the group and the
-  // etag's tag) and its etag once: a hint, grown past when wrong. Without
-  // the etag, a local folder's 27-byte tags outgrew it at 1M files: the
-  // text (~107 MB) copied once into twice the room.
-  size_t text = 0;
-  for (const ListedFile& f : files) text += 2 * f.path.size() + f.etag.size() + 48;
-  builder.Reserve(files.size(), files.size(), text, files.size());
-  size_t shards = 0;
-  // The last shard's configuration, held: a file of the same schema object
-  // has the same one, not compared again (~0.5k instructions a file).
-  SchemaShards last;
-  SLUICE_RETURN_IF_ERROR(DecodePieces(
-      stream, remote, files, source, columns, wait_timeout, env, fingerprint,
-      [&](const ListedFile&, const FilePieces& f) -> Status {
-        for (size_t k = 0; k < f.pieces.size(); ++k) {
-          if (last == f.schema) {
-            SLUICE_RETURN_IF_ERROR(builder.AddWithLastConfig(PartsOf(f, k)));
-          } else {
-            SLUICE_RETURN_IF_ERROR(builder.Add(f.schema->config, PartsOf(f, k)));
-            last = f.schema;
-          }
-        }
-        shards += f.pieces.size();
-        return Status::Ok();
-      }));
-  if (shards == 0) return NoRowError(source, files.size());
-  return std::move(builder).Finish();
+  TableOfPieces table;
+  table.Reserve(files);
+  SLUICE_RETURN_IF_ERROR(DecodePieces(stream, remote, files, source, columns, wait_timeout, env,
+                                      fingerprint, table.Sink()));
+  return std::move(table).Finish(source, files.size());
 }
 
 // The listing of a stream, selected for Parquet (LoadParquetStreamIndex's
@@ -464,12 +501,13 @@ Result<std::vector<ListedFile>> ParquetFiles(const StreamOptions& stream,
                                              RemoteSource* remote,
                                              std::chrono::milliseconds wait_timeout,
                                              bool* found_files, std::string* source, Env* env,
-                                             std::string* fingerprint) {
+                                             std::string* fingerprint,
+                                             const ListingCompleter* complete = nullptr) {
   if (found_files) *found_files = false;
   std::vector<std::string> uncommitted;
   Result<std::vector<ListedFile>> listed =
       LoadStreamListing(stream, options, remote, wait_timeout, source, &uncommitted, env,
-                        fingerprint);
+                        fingerprint, complete);
   // A remote listing that failed, where the store can list, is the error
   // to report (a sub-folder's listing, say), not a folder without files.
   if (!listed.ok() && remote && listed.status().code() != StatusCode::kUnimplemented &&
@@ -528,9 +566,58 @@ Result<ShardTable> LoadParquetStreamTable(const StreamOptions& stream,
                                           std::unique_ptr<GuessedPieceHead>* guess) {
   if (guess) guess->reset();
   std::string source, fingerprint;
+  // Where this process makes the node's listing of a folder on the local
+  // disk (LoadStreamListing's `complete`), the footers are read, and the
+  // table built, as the listing is sized: each file's name looked up once.
+  // The files read are those SelectFiles will keep (its rule, IsSelected,
+  // asked of each); its errors still come from it, once all are sized.
+  TableOfPieces table;
+  std::optional<Status> built;  // the completer's decode: the table is built
+  size_t built_files = 0;
+  ListingCompleter complete = [&](std::vector<ListedFile>* listed) -> Status {
+    const FileSelection selection = ParquetStreamSelection(options);
+    std::vector<size_t> at;  // each selected file's place in *listed
+    for (size_t i = 0; i < listed->size(); ++i) {
+      const std::string& path = (*listed)[i].path;
+      if (IsSelected(path, selection) && IsSafeBasename(path)) at.push_back(i);
+    }
+    // Every file selected (a folder of Parquet files alone): read in
+    // place, not moved into a second list (80 MB at a million).
+    std::vector<ListedFile> some;
+    const bool all = at.size() == listed->size();
+    if (!all) {
+      some.reserve(at.size());
+      for (size_t i : at) some.push_back(std::move((*listed)[i]));
+    }
+    std::vector<ListedFile>& selected = all ? *listed : some;
+    table.Reserve(selected);
+    Status decoded =
+        DecodeReadTails(stream, *remote, selected, &selected, options.columns, table.Sink());
+    bool read_all = true;  // else the reads stopped at an error
+    for (const ListedFile& f : selected) read_all = read_all && f.size.has_value();
+    if (!all) {
+      for (size_t k = 0; k < at.size(); ++k) (*listed)[at[k]] = std::move(some[k]);
+    }
+    // A read's error fails the listing (it is made again by the next
+    // open); a decode's is the open's, after the listing is kept, as
+    // where the footers are read after it.
+    if (!read_all) return decoded;
+    built = std::move(decoded);
+    built_files = at.size();
+    return Status::Ok();
+  };
   SLUICE_ASSIGN_OR_RETURN(std::vector<ListedFile> files,
                           ParquetFiles(stream, options, remote, wait_timeout, found_files, &source,
-                                       env, &fingerprint));
+                                       env, &fingerprint, remote ? &complete : nullptr));
+  if (built) {
+    SLUICE_RETURN_IF_ERROR(*built);
+    if (files.size() != built_files) {
+      return InternalError(source + ": " + std::to_string(built_files) +
+                           " Parquet files read as listed, " + std::to_string(files.size()) +
+                           " selected");
+    }
+    return std::move(table).Finish(source, files.size());
+  }
   // The first row group's head beside the footers: only where they are
   // read from the remote (a round trip to overlap) and every column is
   // (the first chunk is then the file's first bytes).

@@ -172,6 +172,16 @@ class FolderSource final : public RemoteSource {
     return RunOnThisThread(store->List(prefix));
   }
 
+  Result<std::vector<ObjectInfo>> ListNames(const std::string& prefix) override {
+    return ListFileStoreNames(root_, prefix, env_);
+  }
+
+  Result<uint64_t> GetTailInRoom(const std::string& key, uint64_t length, ObjectStated* stated,
+                                 UninitializedBuffer* room) override {
+    SLUICE_RETURN_IF_ERROR(RoomFor(length, room));
+    return footers_.ReadTailInto(key, length, stated, room->data());
+  }
+
   Result<std::vector<uint64_t>> Sizes(const std::vector<std::string>& keys) override {
     std::vector<uint64_t> sizes;
     sizes.reserve(keys.size());
@@ -494,6 +504,14 @@ Result<uint64_t> RemoteSource::GetRangeOnlyOfVersionInto(const std::string& key,
   progress.Received(n);
   if (version.stated != nullptr) *version.stated = std::move(stated);
   return n;
+}
+
+Result<uint64_t> RemoteSource::GetTailInRoom(const std::string& key, uint64_t length,
+                                             ObjectStated* stated, UninitializedBuffer* room) {
+  (void)length;
+  (void)stated;
+  (void)room;
+  return UnimplementedError(Describe() + "/" + key + ": a read of an unstated object's tail");
 }
 
 Result<uint64_t> RemoteSource::GetRangeOnlyOfVersionInRoom(const std::string& key,

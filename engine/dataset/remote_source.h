@@ -188,6 +188,22 @@ class RemoteSource {
   // relative to the root, sorted by key: the store's listing, or a walk of
   // the folder (links not followed).
   virtual Result<std::vector<ObjectInfo>> List(const std::string& prefix) = 0;
+  // List, except that a source on the local disk (OnLocalDisk) may leave
+  // a file it has not stat'ed unstated: size 0 and etag "" (a local file
+  // stated has a LocalFileTag, never ""), for GetTailInRoom to state as it
+  // reads (stores/file/file_store.h's ListFileStoreNames). This default is
+  // List.
+  virtual Result<std::vector<ObjectInfo>> ListNames(const std::string& prefix) {
+    return List(prefix);
+  }
+  // The last `length` bytes of `key` (all of a shorter object) into
+  // `*room` (grown to `length` when smaller); how many came is returned.
+  // No version is checked: the object's size and etag as this read found
+  // them go to `*stated` (required), the version later reads then ask for.
+  // A source on the local disk reads it with one open (LocalRangeReader::
+  // ReadTailInto); this default is kUnimplemented.
+  virtual Result<uint64_t> GetTailInRoom(const std::string& key, uint64_t length,
+                                         ObjectStated* stated, UninitializedBuffer* room);
   // The size of each of `keys`, in order, many looked up at once (a store
   // sends up to kConcurrentSizeLookups HEAD requests at a time). kNotFound
   // names the first missing object.

@@ -1,5 +1,6 @@
 #include "stores/file/file_store.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -121,32 +122,69 @@ void StatRound(Env* env, int dir_fd, const std::string& dir,
 // Appends every regular file under `dir` (key prefix `rel`) to `out`, in the
 // order the folder lists them. `dir` is opened once (`at`: relative to its
 // parent's descriptor), then listed and its names stat'ed through that
-// descriptor.
+// descriptor. With `names_only`, a name the folder's entry says is a
+// regular file is not stat'ed (ListFileStoreNames): its size is 0 and its
+// etag "".
 Status Walk(Env* env, const FsPath& at, const std::string& dir, const std::string& rel,
-            std::vector<ObjectInfo>* out, int depth) {
+            std::vector<ObjectInfo>* out, int depth, bool names_only) {
   if (depth > 64) return IoError("folder nesting deeper than 64 at " + dir);
   auto folder = env->OpenFolder(at);
   if (!folder.ok()) {
     const int err = folder.status().os_error();
     return err == ENOENT || err == ENOTDIR ? Status::Ok() : folder.status();
   }
-  SLUICE_ASSIGN_OR_RETURN(std::vector<std::string> names,
-                          env->ListFolder(FsPath(folder->get(), ".", dir)));
+  std::vector<std::string> names;
+  std::vector<unsigned char> types;  // names_only's: each name's d_type
+  const FsPath listed(folder->get(), ".", dir);
+  if (names_only) {
+    SLUICE_ASSIGN_OR_RETURN(std::vector<Env::FolderEntry> entries, env->ListFolderTyped(listed));
+    names.reserve(entries.size());
+    types.reserve(entries.size());
+    for (Env::FolderEntry& e : entries) {
+      names.push_back(std::move(e.name));
+      types.push_back(e.type);
+    }
+  } else {
+    SLUICE_ASSIGN_OR_RETURN(names, env->ListFolder(listed));
+  }
+  // The names to stat: all, or those of no type or a link's (which is
+  // followed, as a stat'ed walk follows it) and subfolders (a stat tells
+  // a folder that vanished; it is walked then).
+  std::vector<std::string> to_stat;
+  std::vector<size_t> stat_of;  // names_only's: names[k]'s in to_stat, or kNoStat
+  constexpr size_t kNoStat = SIZE_MAX;
+  if (names_only) {
+    stat_of.assign(names.size(), kNoStat);
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (types[k] == DT_REG) continue;
+      if (types[k] != DT_UNKNOWN && types[k] != DT_LNK && types[k] != DT_DIR) continue;
+      stat_of[k] = to_stat.size();
+      to_stat.push_back(names[k]);
+    }
+  }
+  const std::vector<std::string>& stated = names_only ? to_stat : names;
   out->reserve(out->size() + names.size());  // grown by doubling, up to half was spare
   std::vector<std::optional<struct stat>> stats;
   for (size_t k = 0; k < names.size(); ++k) {
-    const size_t i = k % kStatRound;
+    std::string& name = names[k];
+    if (names_only && types[k] == DT_REG) {
+      out->push_back({rel.empty() ? std::move(name) : rel + "/" + name, 0, ""});
+      continue;
+    }
+    const size_t s = names_only ? stat_of[k] : k;
+    if (s == kNoStat) continue;  // a fifo, socket or device: not a file
+    const size_t i = s % kStatRound;
     if (i == 0) {
-      StatRound(env, folder->get(), dir, names, k, std::min(kStatRound, names.size() - k),
+      StatRound(env, folder->get(), dir, stated, s, std::min(kStatRound, stated.size() - s),
                 &stats);
     }
     if (!stats[i]) continue;  // vanished or dangling link
-    std::string& name = names[k];
     const struct stat* st = &*stats[i];
     if (S_ISDIR(st->st_mode)) {
       const std::string path = dir + "/" + name;
       SLUICE_RETURN_IF_ERROR(Walk(env, FsPath(folder->get(), name, path), path,
-                                  rel.empty() ? name : rel + "/" + name, out, depth + 1));
+                                  rel.empty() ? name : rel + "/" + name, out, depth + 1,
+                                  names_only));
     } else if (S_ISREG(st->st_mode)) {
       // The root's names become the keys (its round's stats are taken):
       // an allocation a file fewer, and no name held twice.
@@ -157,6 +195,27 @@ Status Walk(Env* env, const FsPath& at, const std::string& dir, const std::strin
   return Status::Ok();
 }
 
+// Every regular file under `prefix` of the folder at `root` (OpenFileStore's
+// List; `url` names it in errors), sorted by key; Walk's `names_only`.
+Result<std::vector<ObjectInfo>> ListFolderFiles(const std::string& url, const std::string& root,
+                                                const std::string& prefix, Env* env,
+                                                bool names_only) {
+  SLUICE_RETURN_IF_ERROR(ValidatePrefix(prefix, url));
+  // Walk only the folder the prefix's complete components name.
+  size_t slash = prefix.rfind('/');
+  std::string rel = slash == std::string::npos ? "" : prefix.substr(0, slash);
+  std::vector<ObjectInfo> all;
+  const std::string dir = rel.empty() ? root : JoinPath(root, rel);
+  SLUICE_RETURN_IF_ERROR(Walk(env, dir, dir, rel, &all, 0, names_only));
+  // Filtered in place: a copy held a second list beside the first (at a
+  // million files, 80 MB).
+  std::erase_if(all, [&](const ObjectInfo& info) {
+    return info.key.compare(0, prefix.size(), prefix) != 0;
+  });
+  SortByKey(&all);
+  return all;
+}
+
 // The store's ranged read of the file at `path`, the one owner of its
 // checks: `version.etag` (LocalFileTag; "" = any version) must be the
 // file's tag, `version.size` (0 = any) its size. The n bytes read (fewer
@@ -164,6 +223,9 @@ Status Walk(Env* env, const FsPath& at, const std::string& dir, const std::strin
 // n bytes; how many came is returned.
 // `file` names the file (by its whole path, or relative to an open folder:
 // LocalRangeReader); errors name its whole path.
+// `offset` kFromEnd: the file's last `length` bytes (all of a shorter
+// file), where its size is the fstat's of the descriptor read.
+constexpr uint64_t kFromEnd = UINT64_MAX;
 template <typename Room>
 Result<uint64_t> ReadLocalRangeWith(const FsPath& file, uint64_t offset, uint64_t length,
                                     const ObjectVersion& version, Env* env, Room&& room) {
@@ -177,6 +239,10 @@ Result<uint64_t> ReadLocalRangeWith(const FsPath& file, uint64_t offset, uint64_
     return ObjectVersionChangedError(path, etag, std::string(tag.view()), offset, length);
   }
   uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (offset == kFromEnd) {
+    length = std::min(length, size);
+    offset = size - length;
+  }
   if (version.size > 0 && size != version.size) {
     return ObjectSizeChangedError(path, size, version.size);
   }
@@ -260,21 +326,7 @@ class FileStore final : public Store {
   }
 
   boost::asio::awaitable<Result<std::vector<ObjectInfo>>> List(std::string prefix) override {
-    SLUICE_CO_RETURN_IF_ERROR(ValidatePrefix(prefix, url_));
-    // Walk only the folder the prefix's complete components name.
-    size_t slash = prefix.rfind('/');
-    std::string rel = slash == std::string::npos ? "" : prefix.substr(0, slash);
-    std::vector<ObjectInfo> all;
-    const std::string dir = rel.empty() ? root_ : PathOf(rel);
-    Status status = Walk(env_, dir, dir, rel, &all, 0);
-    if (!status.ok()) co_return status;
-    // Filtered in place: a copy held a second list beside the first (at a
-    // million files, 80 MB).
-    std::erase_if(all, [&](const ObjectInfo& info) {
-      return info.key.compare(0, prefix.size(), prefix) != 0;
-    });
-    SortByKey(&all);
-    co_return all;
+    co_return ListFolderFiles(url_, root_, prefix, env_, /*names_only=*/false);
   }
 
  private:
@@ -376,6 +428,20 @@ Result<uint64_t> LocalRangeReader::ReadInto(const std::string& key, uint64_t off
   if (!folder_.valid()) return ReadLocalRangeWith(path, offset, length, version, env_, room);
   return ReadLocalRangeWith(FsPath(folder_.get(), key, path), offset, length, version, env_,
                             room);
+}
+
+Result<uint64_t> LocalRangeReader::ReadTailInto(const std::string& key, uint64_t length,
+                                                ObjectStated* stated, char* into) const {
+  ObjectVersion any;
+  any.stated = stated;
+  return ReadInto(key, kFromEnd, length, any, into);
+}
+
+Result<std::vector<ObjectInfo>> ListFileStoreNames(std::string_view url, const std::string& prefix,
+                                                   Env* env) {
+  SLUICE_ASSIGN_OR_RETURN(std::string root, FileUrlToPath(url));
+  return ListFolderFiles(std::string(url), root, prefix, env != nullptr ? env : Env::Default(),
+                         /*names_only=*/true);
 }
 
 Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url, Env* env) {

@@ -37,12 +37,25 @@ Result<std::unique_ptr<Store>> OpenFileStore(std::string_view url, Env* env = En
 // a local path"), a file URL of another host, a bad escape, an empty path.
 Result<std::string> FileUrlToPath(std::string_view url);
 
+// OpenFileStore(url)'s List(prefix), read on the calling thread, except
+// that a file the folder's entry says is regular (readdir's d_type) is not
+// stat'ed: its ObjectInfo has size 0 and etag "" (a stat'ed file's
+// LocalFileTag is never ""). For a caller that opens every such file anyway
+// and takes its size and version from that open (LocalRangeReader::
+// ReadTailInto): a million Parquet files' first open looks each name up
+// once. Links (followed) and names of unknown type are stat'ed as List's.
+Result<std::vector<ObjectInfo>> ListFileStoreNames(std::string_view url, const std::string& prefix,
+                                                   Env* env = Env::Default());
+
 // A local file's ObjectInfo::etag: "<inode>-<mtime in ns>" of `st`. The
 // inode changes when a file is replaced by a rename (how writers publish a
 // file whole, Sluice's own included), the mtime when it is rewritten in
 // place; a same-size rewrite within the file system's timestamp
 // granularity, in place, is the one change it can miss. Pure.
 std::string LocalFileTag(const struct stat& st);
+// A tag's usual length (a 7-digit inode, '-', a 19-digit mtime): room a
+// caller reserves for the tags of files listed but not yet stat'ed.
+inline constexpr size_t kLocalFileTagUsualBytes = 27;
 
 // What OpenFileStore(url)'s GetRangeOnlyOfVersion(key, offset, length,
 // version) answers, read on the calling thread with no store or event loop
@@ -69,6 +82,13 @@ class LocalRangeReader {
   LocalRangeReader(std::string_view url, Env* env = Env::Default());
   Result<uint64_t> ReadInto(const std::string& key, uint64_t offset, uint64_t length,
                             const ObjectVersion& version, char* into) const;
+  // The file's last `length` bytes (all of a shorter file) into `into`;
+  // how many came is returned. No version is checked: the size and
+  // LocalFileTag of the descriptor read (its fstat) are what `stated`
+  // (required) is told, so that a caller that listed the name alone
+  // (ListFileStoreNames) takes its version from this read.
+  Result<uint64_t> ReadTailInto(const std::string& key, uint64_t length, ObjectStated* stated,
+                                char* into) const;
 
  private:
   std::string url_, root_;

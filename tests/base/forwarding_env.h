@@ -2,8 +2,9 @@
 // (base/env.h) to a wrapped Env, so a double overrides only the calls it
 // counts, stalls or fails and calls ForwardingEnv's for the rest.
 //
-// ForEachInFolder is not forwarded: Env's default goes through
-// ListFolder, so a double that changes ListFolder changes it too.
+// ForEachInFolder and ListFolderTyped are not forwarded: Env's defaults
+// go through ListFolder, so a double that changes ListFolder changes them
+// too (ListFolderTyped's types then unknown: a stat a name).
 //
 // The wrapped Env is not owned and must outlive this one. Thread-safe as
 // the wrapped Env is; a double adds its own locking for its own state.

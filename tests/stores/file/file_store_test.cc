@@ -348,6 +348,57 @@ TEST_F(FileStoreTest, ListIsRecursiveSortedAndFiltersByPrefix) {
   EXPECT_TRUE(loop_.Run(missing->List(""))->empty());
 }
 
+// ListFileStoreNames: List's files and order, a regular file by its name
+// alone (size 0, etag ""), a link stat'ed (its target's size and tag), a
+// fifo left out; ReadTailInto then states each file's size and tag.
+TEST_F(FileStoreTest, ListByNameLeavesRegularFilesUnstatedForTheirTailReadToState) {
+  const std::string root = dir_.path() + "/ds";
+  auto store = Open(root);
+  for (const char* key : {"b/2", "a", "b/c/x"}) {
+    ASSERT_TRUE(loop_.Run(store->Put(key, std::string("bytes of ") + key)).ok()) << key;
+  }
+  ASSERT_EQ(::symlink("a", (root + "/link").c_str()), 0);
+  ASSERT_EQ(::mkfifo((root + "/pipe").c_str(), 0600), 0);
+  auto listed = loop_.Run(store->List(""));
+  ASSERT_TRUE(listed.ok());
+  auto named = ListFileStoreNames(root, "");
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  ASSERT_EQ(named->size(), listed->size());
+  ASSERT_EQ(named->size(), 4u);
+  const struct stat a = [&] {
+    struct stat st;
+    EXPECT_EQ(::stat((root + "/a").c_str(), &st), 0);
+    return st;
+  }();
+  for (size_t i = 0; i < named->size(); ++i) {
+    const ObjectInfo& n = (*named)[i];
+    const ObjectInfo& l = (*listed)[i];
+    EXPECT_EQ(n.key, l.key);
+    if (n.key == "link") {
+      EXPECT_EQ(n.size, uint64_t(a.st_size));
+      EXPECT_EQ(n.etag, LocalFileTag(a));
+      continue;
+    }
+    EXPECT_EQ(n.size, 0u) << n.key;
+    EXPECT_EQ(n.etag, "") << n.key;
+    ObjectStated stated;
+    char tail[4];
+    const LocalRangeReader reader(root);
+    auto got = reader.ReadTailInto(n.key, sizeof(tail), &stated, tail);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    const std::string whole = std::string("bytes of ") + n.key;
+    EXPECT_EQ(std::string(tail, *got), whole.substr(whole.size() - 4)) << n.key;
+    EXPECT_EQ(stated.size.value_or(0), l.size) << n.key;
+    EXPECT_EQ(stated.etag, l.etag) << n.key;
+  }
+  // Under a prefix, as List's.
+  auto b = ListFileStoreNames(root, "b/");
+  ASSERT_TRUE(b.ok());
+  std::vector<std::string> keys;
+  for (const auto& info : *b) keys.push_back(info.key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"b/2", "b/c/x"}));
+}
+
 TEST_F(FileStoreTest, RefusesKeysThatEscapeTheRoot) {
   auto store = Open(dir_.path());
   for (const char* key : {"", "/etc/passwd", "../x", "a/../../x", "a//b", "a/./b", "a/"}) {
