@@ -67,9 +67,6 @@ class OnceCountingEnv final : public testing::ForwardingEnv {
   std::string replace_at_, replace_with_;
   std::atomic<bool> replaced_{false};
 };
-  std::string replace_at_, replace_with_;
-  std::atomic<bool> replaced_{false};
-};
 
 // Parquet files at the root and two folders down, a file of another kind,
 // what Spark leaves beside data, a link to a Parquet file and a fifo named
