@@ -307,17 +307,14 @@ size_t LoggedRequests(const std::string& log, const std::string& path) {
   return n;
 }
 // nginx's access log past its first `from` bytes once it holds at least
-// `n` requests for `path`, or after 2 s: nginx logs a request after
-// answering it, so the last part's line may come after the download ended.
+// `n` requests for `path` (NginxServer::AccessLogOnce).
 std::string LogOnceLogged(const NginxServer& nginx, size_t from, const std::string& path,
                           size_t n) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  std::string log = nginx.AccessLog().substr(from);
-  while (LoggedRequests(log, path) < n && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    log = nginx.AccessLog().substr(from);
-  }
-  return log;
+  return nginx
+      .AccessLogOnce([&](const std::string& log) {
+        return log.size() >= from && LoggedRequests(log.substr(from), path) >= n;
+      })
+      .substr(from);
 }
 const std::vector<std::string> kFiveRanges = {"bytes=0-65535", "bytes=65536-131071",
                                               "bytes=131072-196607", "bytes=196608-262143",

@@ -196,4 +196,15 @@ std::string NginxServer::AccessLog() const {
   return ss.str();
 }
 
+std::string NginxServer::AccessLogOnce(
+    const std::function<bool(const std::string& log)>& holds) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::string log = AccessLog();
+  while (!holds(log) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    log = AccessLog();
+  }
+  return log;
+}
+
 }  // namespace sluice::testing

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -55,6 +56,10 @@ class NginxServer {
   // The access log: one line per request, "$connection $request_method
   // $request_uri $status $http_range".
   std::string AccessLog() const;
+  // The access log once `holds(log)`, or as it is after 5 s: nginx logs a
+  // request after answering it, so a client can finish before its last
+  // request's line is written.
+  std::string AccessLogOnce(const std::function<bool(const std::string& log)>& holds) const;
 
  private:
   NginxServer() = default;
