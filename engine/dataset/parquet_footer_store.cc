@@ -512,7 +512,7 @@ class TailQueue {
 };
 
 // The tails of files[order[to_read[j]]] for j = 0, 1, ..., read on up to
-// ParquetTailReaders(remote) threads (from the remote, with the version each
+// kConcurrentFooterReads threads (from the remote, with the version each
 // was listed with), each handed to `answers` (when given) on the thread
 // that read it; taken in j's order. Every thread turns an exception into
 // its read's error. With `keep_tails` false (no store written) a tail is
@@ -527,9 +527,9 @@ class TailReaders {
               std::vector<ListedFile>* unstated = nullptr)
       : files_(files), order_(order), to_read_(to_read), key_prefix_(key_prefix),
         remote_(remote), answers_(answers), keep_tails_(keep_tails), unstated_(unstated),
-        readers_(std::min(to_read.size(), ParquetTailReaders(remote))),
-        queue_(to_read.size(), readers_) {
-    for (size_t t = 0; t < readers_; ++t) threads_.emplace_back([this] { Work(); });
+        queue_(to_read.size(), std::min<size_t>(to_read.size(), kConcurrentFooterReads)) {
+    const size_t readers = std::min<size_t>(to_read.size(), kConcurrentFooterReads);
+    for (size_t t = 0; t < readers; ++t) threads_.emplace_back([this] { Work(); });
   }
   TailReaders(const TailReaders&) = delete;
   TailReaders& operator=(const TailReaders&) = delete;
@@ -604,7 +604,6 @@ class TailReaders {
   ParquetTailConsumer* const answers_;
   const bool keep_tails_;
   std::vector<ListedFile>* const unstated_;  // files_ itself, when it holds unsized files
-  const size_t readers_;
   TailQueue queue_;
   std::vector<std::thread> threads_;
 };
@@ -612,16 +611,6 @@ class TailReaders {
 }  // namespace
 
 bool KeepsParquetFooterStore(const RemoteSource& remote) { return !remote.OnLocalDisk(); }
-
-size_t ParquetTailReaders(bool on_local_disk, unsigned cores) {
-  constexpr size_t kMost = kConcurrentFooterReads;
-  if (!on_local_disk) return kMost;
-  return std::clamp<size_t>(2 * size_t{std::max(cores, 1u)}, 2, kMost);
-}
-
-size_t ParquetTailReaders(const RemoteSource& remote) {
-  return ParquetTailReaders(remote.OnLocalDisk(), std::thread::hardware_concurrency());
-}
 
 namespace {
 

@@ -5,7 +5,9 @@
 // Each file's tail (its FileMetaData, length and magic: the bytes a row
 // group's piece ends with, ShardEntry::piece) is read with ranged reads:
 // the last 64 KiB first (FooterTailRange), a second read only when the
-// footer is longer; ParquetTailReaders files at once.
+// footer is longer; kConcurrentFooterReads files at once (a local folder
+// too: its reads wait on the disk when its pages are not cached; 4 readers
+// on 2 cores opened 50k cold files in 2.07-2.10 s against 16's 1.25-1.36).
 // The maker writes the store as the tails come, in path order, holding
 // the records and text but only a window of tails, never all of them.
 //
@@ -50,18 +52,6 @@
 namespace sluice {
 
 inline constexpr int kConcurrentFooterReads = 16;
-
-// How many files' tails are read at once (a thread each) from a source
-// `on_local_disk` (RemoteSource::OnLocalDisk) on a machine of `cores`
-// (0: unknown, taken as 1): kConcurrentFooterReads from a store, whose
-// reads wait on round trips; from a local disk twice the cores, at least
-// 2 and at most kConcurrentFooterReads, as its reads are page-cache
-// copies (or waits on the disk's queue): at a million files 16 readers
-// on 2 cores took ~180k context switches against ~23k for 4, and more
-// CPU, for no read done sooner.
-size_t ParquetTailReaders(bool on_local_disk, unsigned cores);
-// The same for `remote` on this machine (std::thread::hardware_concurrency).
-size_t ParquetTailReaders(const RemoteSource& remote);
 
 // One file of a store, by view into it.
 struct FooterStoreFile {

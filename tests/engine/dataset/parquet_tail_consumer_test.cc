@@ -11,7 +11,6 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "base/file.h"
@@ -72,44 +71,6 @@ class RecordingTailConsumer final : public ParquetTailConsumer {
   const size_t failing_;
 };
 
-// A folder as a store's maker sees its source (a footer store is kept only
-// for a source not on this machine's disk, KeepsParquetFooterStore): every
-// call that reads it goes to the folder, but OnLocalDisk says false, so it
-// is read with a store's number of readers.
-class FolderAsStore final : public RemoteSource {
- public:
-  explicit FolderAsStore(std::unique_ptr<RemoteSource> folder) : folder_(std::move(folder)) {}
-  Result<uint64_t> Fetch(const std::string& key, const std::string& path,
-                         std::optional<uint64_t> expected_size) override {
-    return folder_->Fetch(key, path, expected_size);
-  }
-  Result<std::string> GetRangeOnly(const std::string& key, uint64_t offset, uint64_t length,
-                                   std::stop_token stop) override {
-    return folder_->GetRangeOnly(key, offset, length, std::move(stop));
-  }
-  Result<std::string> GetRangeOnlyOfVersion(const std::string& key, uint64_t offset,
-                                            uint64_t length, const ObjectVersion& version,
-                                            std::stop_token stop) override {
-    return folder_->GetRangeOnlyOfVersion(key, offset, length, version, std::move(stop));
-  }
-  Result<uint64_t> GetRangeOnlyOfVersionInRoom(const std::string& key, uint64_t offset,
-                                               uint64_t length, const ObjectVersion& version,
-                                               UninitializedBuffer* room) override {
-    return folder_->GetRangeOnlyOfVersionInRoom(key, offset, length, version, room);
-  }
-  Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
-    return folder_->List(prefix);
-  }
-  Result<std::vector<uint64_t>> Sizes(const std::vector<std::string>& keys) override {
-    return folder_->Sizes(keys);
-  }
-  std::string Describe() const override { return folder_->Describe(); }
-  bool OnLocalDisk() const override { return false; }
-
- private:
-  std::unique_ptr<RemoteSource> folder_;
-};
-
 struct ConsumerFolder {
   explicit ConsumerFolder(size_t count) {
     auto a = ReadFile(std::string(SLUICE_TEST_DATA_DIR) + "/parquet/pa26_codec_none.parquet");
@@ -123,10 +84,7 @@ struct ConsumerFolder {
     }
     auto opened = OpenRemoteSource(remote.path(), StoreOptions{});
     EXPECT_TRUE(opened.ok()) << opened.status().message();
-    local = std::move(*opened);
-    auto again = OpenRemoteSource(remote.path(), StoreOptions{});
-    EXPECT_TRUE(again.ok()) << again.status().message();
-    source = std::make_unique<FolderAsStore>(std::move(*again));
+    source = std::move(*opened);
   }
   Result<ParquetFooterStore> Load(const std::vector<ListedFile>& listed,
                                   ParquetTailConsumer* consumer, bool* consumed) {
@@ -135,8 +93,7 @@ struct ConsumerFolder {
                                         Env::Default(), consumer, consumed);
   }
   ScratchDir remote, state;
-  std::unique_ptr<RemoteSource> source;  // the folder as a store: not on local disk
-  std::unique_ptr<RemoteSource> local;   // the folder itself
+  std::unique_ptr<RemoteSource> source;
   std::vector<ListedFile> files;
 };
 
@@ -161,7 +118,8 @@ TEST(ParquetTailConsumer, EveryTailReadIsReadOnceAsStoredAndTakenInFileOrder) {
   auto store = folder.Load(folder.files, &consumer, &consumed);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   EXPECT_TRUE(consumed);
-  EXPECT_EQ(consumer.readers, size_t{kConcurrentFooterReads});
+  EXPECT_GE(consumer.readers, 1u);
+  EXPECT_LE(consumer.readers, size_t{kConcurrentFooterReads});
   ASSERT_EQ(consumer.read.size(), folder.files.size());
   for (size_t i = 0; i < folder.files.size(); ++i) {
     auto held = store->Find(folder.files[i].path);
@@ -247,39 +205,6 @@ TEST(ParquetTailConsumer, EightTailsAreReadAtOnceOneAReader) {
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   EXPECT_TRUE(consumed);
   EXPECT_EQ(consumer.most_at_once, 8u);
-}
-
-// A store's tails are read by kConcurrentFooterReads threads (round trips
-// to overlap); a local disk's by twice the cores, at least 2, at most as
-// many as a store's (page-cache copies: more threads than that only wait
-// on each other).
-TEST(ParquetTailConsumer, ReadersAreAStoresSixteenOrTwiceALocalDisksCores) {
-  EXPECT_EQ(ParquetTailReaders(false, 2), 16u);
-  EXPECT_EQ(ParquetTailReaders(false, 64), 16u);
-  EXPECT_EQ(ParquetTailReaders(true, 0), 2u);
-  EXPECT_EQ(ParquetTailReaders(true, 1), 2u);
-  EXPECT_EQ(ParquetTailReaders(true, 2), 4u);
-  EXPECT_EQ(ParquetTailReaders(true, 3), 6u);
-  EXPECT_EQ(ParquetTailReaders(true, 8), 16u);
-  EXPECT_EQ(ParquetTailReaders(true, 64), 16u);
-}
-
-// Every tail of a local folder (no store: ReadEveryParquetTail) is read by
-// the local disk's readers, each file's answer taken once in file order and
-// the first failing file's error the one returned; from the same folder as
-// a store, by a store's 16.
-TEST(ParquetTailConsumer, ALocalFoldersTailsAreReadByItsReadersInFileOrder) {
-  ConsumerFolder folder(3000);
-  ASSERT_TRUE(folder.local->OnLocalDisk());  // a scratch folder's file system
-  RecordingTailConsumer local;
-  ASSERT_TRUE(ReadEveryParquetTail(folder.files, "", *folder.local, local).ok());
-  EXPECT_EQ(local.readers, ParquetTailReaders(true, std::thread::hardware_concurrency()));
-  EXPECT_EQ(local.read.size(), folder.files.size());
-  EXPECT_EQ(local.taken, AnswersInFileOrder(folder.files.size()));
-  RecordingTailConsumer as_store(/*failing=*/2001);
-  ASSERT_TRUE(ReadEveryParquetTail(folder.files, "", *folder.source, as_store).ok());
-  EXPECT_EQ(as_store.readers, size_t{kConcurrentFooterReads});
-  EXPECT_EQ(as_store.taken, AnswersInFileOrder(folder.files.size(), 2001));
 }
 
 // No answer where this process did not read every tail of a listing in
